@@ -1,0 +1,202 @@
+import { z } from "zod";
+
+/**
+ * The whole runtime configuration, parsed once from the environment in main.ts.
+ * Every other module receives the typed Config (or a slice of it) — never process.env.
+ */
+
+const emptyToUndefined = (value: unknown) =>
+  typeof value === "string" && value.trim() === "" ? undefined : value;
+const optionalString = z.preprocess(emptyToUndefined, z.string().trim().optional());
+const httpUrl = z
+  .string()
+  .trim()
+  .url("must be a URL such as https://example.com")
+  .refine((value) => /^https?:\/\//i.test(value), "must start with http:// or https://")
+  // grammY builds `${apiRoot}/bot${token}/…`; a trailing slash would double it.
+  .transform((value) => value.replace(/\/+$/, ""));
+const optionalUrl = z.preprocess(emptyToUndefined, httpUrl.optional());
+
+const integerList = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined) return [] as number[];
+      const parts = value
+        .split(/[\s,]+/)
+        .map((part) => part.trim())
+        .filter(Boolean);
+      const ids: number[] = [];
+      for (const part of parts) {
+        if (!/^-?\d+$/.test(part)) {
+          ctx.addIssue({ code: "custom", message: `"${part}" is not a Telegram user id (digits only)` });
+          return z.NEVER;
+        }
+        ids.push(Number(part));
+      }
+      return ids;
+    }),
+);
+
+const booleanFlag = (fallback: boolean) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
+      .optional()
+      .transform((value) => (value === undefined ? fallback : ["true", "1", "yes"].includes(value))),
+  );
+
+export const configSchema = z
+  .object({
+    NODE_ENV: z.preprocess(
+      emptyToUndefined,
+      z.enum(["development", "production", "test"]).default("development"),
+    ),
+    BOT_TOKEN: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(
+          /^\d+:[A-Za-z0-9_-]{20,}$/,
+          "does not look like a bot token from @BotFather (<digits>:<secret>)",
+        )
+        .optional(),
+    ),
+    TELEGRAM_API_ROOT: z.preprocess(emptyToUndefined, httpUrl.default("https://api.telegram.org")),
+    BOT_MODE: z.preprocess(emptyToUndefined, z.enum(["polling", "webhook"]).default("polling")),
+    PUBLIC_URL: optionalUrl,
+    TELEGRAM_WEBHOOK_SECRET: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,256}$/, "may only contain A-Z, a-z, 0-9, _ and - (Telegram's rule)")
+        .optional(),
+    ),
+    HOST: z.preprocess(emptyToUndefined, z.string().default("0.0.0.0")),
+    PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(8080)),
+    PAYOUT_API_BASE_URL: optionalUrl,
+    PAYOUT_API_KEY: optionalString,
+    PAYOUT_ENV: z.preprocess(
+      emptyToUndefined,
+      z.enum(["sandbox", "staging", "production"]).default("sandbox"),
+    ),
+    PAYOUT_WEBHOOK_SECRET: optionalString,
+    WEBHOOK_ALLOW_UNSIGNED: booleanFlag(false),
+    BITCOIN_NETWORK: z.preprocess(emptyToUndefined, z.enum(["mainnet", "testnet", "signet"]).optional()),
+    REDIS_URL: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^rediss?:\/\//, "must start with redis:// or rediss://")
+        .optional(),
+    ),
+    ADMIN_CHAT_ID: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^-?\d+$/, "must be a Telegram chat id (a group id is negative, e.g. -1001234567890)")
+        .transform(Number)
+        .optional(),
+    ),
+    ADMIN_USER_IDS: integerList,
+    LOW_BALANCE_ALERTS: optionalString,
+    LOG_LEVEL: z.preprocess(
+      emptyToUndefined,
+      z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    ),
+    LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(["json", "pretty"]).optional()),
+  })
+  .superRefine((env, ctx) => {
+    if (env.BOT_MODE === "webhook" && !env.PUBLIC_URL) {
+      ctx.addIssue({ code: "custom", path: ["PUBLIC_URL"], message: "is required when BOT_MODE=webhook" });
+    }
+    if (env.BOT_MODE === "webhook" && !env.BOT_TOKEN) {
+      ctx.addIssue({ code: "custom", path: ["BOT_TOKEN"], message: "is required when BOT_MODE=webhook" });
+    }
+    if (env.PAYOUT_API_BASE_URL && !env.PAYOUT_API_KEY) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["PAYOUT_API_KEY"],
+        message: "is required when PAYOUT_API_BASE_URL is set",
+      });
+    }
+    if (env.PAYOUT_API_BASE_URL && !env.PAYOUT_WEBHOOK_SECRET && !env.WEBHOOK_ALLOW_UNSIGNED) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["PAYOUT_WEBHOOK_SECRET"],
+        message: "is required when PAYOUT_API_BASE_URL is set (webhooks must be signed)",
+      });
+    }
+    if (env.PAYOUT_ENV === "production") {
+      if (!env.PAYOUT_API_BASE_URL) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["PAYOUT_API_BASE_URL"],
+          message: "is required when PAYOUT_ENV=production (the embedded sandbox is not for real money)",
+        });
+      }
+      if (env.WEBHOOK_ALLOW_UNSIGNED) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["WEBHOOK_ALLOW_UNSIGNED"],
+          message: "must not be true when PAYOUT_ENV=production",
+        });
+      }
+    }
+  })
+  .transform((env) => {
+    const local = !env.BOT_TOKEN;
+    const sandboxEmbedded = !env.PAYOUT_API_BASE_URL;
+    return {
+      nodeEnv: env.NODE_ENV,
+      /** No BOT_TOKEN: run the Telegram emulator and a terminal chat on this machine. */
+      localMode: local,
+      telegram: {
+        token: env.BOT_TOKEN,
+        apiRoot: env.TELEGRAM_API_ROOT,
+        mode: env.BOT_MODE,
+        webhookSecret: env.TELEGRAM_WEBHOOK_SECRET,
+      },
+      http: { host: env.HOST, port: env.PORT, publicUrl: env.PUBLIC_URL },
+      payout: {
+        /** Unset: start the embedded sandbox in-process and talk to it over HTTP. */
+        baseUrl: env.PAYOUT_API_BASE_URL,
+        apiKey: env.PAYOUT_API_KEY,
+        env: env.PAYOUT_ENV,
+        webhookSecret: env.PAYOUT_WEBHOOK_SECRET,
+        allowUnsignedWebhooks: env.WEBHOOK_ALLOW_UNSIGNED,
+        embeddedSandbox: sandboxEmbedded,
+      },
+      bitcoinNetwork: env.BITCOIN_NETWORK ?? (env.PAYOUT_ENV === "production" ? "mainnet" : "signet"),
+      redisUrl: env.REDIS_URL,
+      admin: { chatId: env.ADMIN_CHAT_ID, userIds: env.ADMIN_USER_IDS },
+      lowBalanceAlerts: env.LOW_BALANCE_ALERTS,
+      log: {
+        level: env.LOG_LEVEL,
+        pretty: env.LOG_FORMAT ? env.LOG_FORMAT === "pretty" : env.NODE_ENV !== "production",
+      },
+    } as const;
+  });
+
+export type Config = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parse the environment; on failure throw a ConfigError listing every problem (values are never echoed). */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.length > 0 ? issue.path.join(".") : "environment";
+    return `${name} ${issue.message}`;
+  });
+  throw new ConfigError(problems);
+}
