@@ -1,0 +1,204 @@
+import { type RunnerHandle, run } from "@grammyjs/runner";
+import { type Bot, webhookCallback } from "grammy";
+import type { UserFromGetMe } from "grammy/types";
+import type { Redis } from "ioredis";
+import { createPayoutApi, type PayoutApi } from "./api/index.ts";
+import { publishCommandMenus } from "./bot/commands.ts";
+import type { BotContext, BotDeps } from "./bot/context.ts";
+import { createBot } from "./bot/create-bot.ts";
+import { allFeatures, type Feature } from "./bot/features/index.ts";
+import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
+import type { Config } from "./config.ts";
+import {
+  createEventsPipeline,
+  type EventsPipeline,
+  ensureWebhookRegistered,
+  type OpsAlert,
+  type PaymentLinkEvent,
+} from "./events/index.ts";
+import { createHttpServer, DEFAULT_TELEGRAM_PATH, type HttpServer } from "./http/index.ts";
+import { AccountLanguage } from "./i18n/account-language.ts";
+import { createTranslator, type Translator } from "./i18n/index.ts";
+import { languageResolver } from "./i18n/language-of.ts";
+import type { Logger } from "./log/logger.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
+import { createStore, type Store } from "./store/index.ts";
+
+/**
+ * The composition root: everything the process runs, wired once. main.ts (and the local mode launcher, and the
+ * end-to-end harness) build an App from a validated Config and a connected Redis, so tests run the bot exactly as
+ * production wires it.
+ */
+export interface AppOptions {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  /** Where the payout API is (the real one, or the embedded sandbox main started). */
+  payout: { baseUrl: string; apiKey: string; webhookSecret?: string };
+  telegram: { token: string; botInfo?: UserFromGetMe };
+  /** Telegram outbound policy (throttling off for benchmarks). */
+  telegramPolicy?: TelegramTransformerOptions;
+  /** The URL the payout API can reach our webhook at; for the embedded sandbox, our own loopback address. */
+  publicUrl?: string | "self";
+  features?: (deps: BotDeps) => Feature[];
+  reconcileEveryMs?: number;
+  /** Clock for expiry and reconciliation (tests pass the sandbox clock). */
+  now?: () => number;
+  /** How often the account language setting is re-read (default 5 min). */
+  accountRefreshMs?: number;
+  /** Ops alerts and merchant feed hooks (the ops feature provides them). */
+  hooks?: {
+    onAlert?: (alert: OpsAlert) => unknown;
+    onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
+  };
+}
+
+export interface App {
+  bot: Bot<BotContext>;
+  api: PayoutApi;
+  store: Store;
+  translator: Translator;
+  metrics: Metrics;
+  events: EventsPipeline;
+  http: HttpServer;
+  accountLanguage: AccountLanguage;
+  deps: BotDeps;
+  /** Set after start(): the HTTP server's own URL. */
+  httpUrl?: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function createApp(options: AppOptions): Promise<App> {
+  const { config, logger, redis } = options;
+  const metrics = createMetrics({ defaultMetrics: config.nodeEnv === "production" });
+  const api = createPayoutApi({ baseUrl: options.payout.baseUrl, apiKey: options.payout.apiKey, logger });
+  const store = createStore(redis);
+  const translator = await createTranslator({ logger });
+  const accountLanguage = new AccountLanguage(
+    async () => (await api.getUser()).account?.settings?.language,
+    logger,
+  );
+  const transformers = createTelegramTransformers({
+    ...options.telegramPolicy,
+    onError: (method, code) => metrics.telegramErrors.inc({ method, code: String(code) }),
+  });
+
+  const deps: BotDeps = {
+    config,
+    logger,
+    redis,
+    api,
+    store,
+    translator,
+    accountLanguage,
+    hooks: {
+      onUpdateHandled: (type, seconds) => {
+        metrics.updatesHandled.inc({ type });
+        metrics.handlerLatency.observe({ type }, seconds);
+      },
+    },
+  };
+  const bot = createBot(deps, {
+    token: options.telegram.token,
+    botInfo: options.telegram.botInfo,
+    transformers,
+    features: options.features ? options.features(deps) : allFeatures(deps),
+  });
+
+  const events = createEventsPipeline({
+    redis,
+    logger,
+    store,
+    api,
+    telegram: bot.api,
+    translator,
+    languageOf: languageResolver(store.users, accountLanguage),
+    metrics,
+    webhookSecret: options.payout.webhookSecret,
+    allowUnsigned: config.payout.allowUnsignedWebhooks,
+    reconcileEveryMs: options.reconcileEveryMs,
+    now: options.now,
+    onAlert: options.hooks?.onAlert,
+    onPaymentLinkEvent: options.hooks?.onPaymentLinkEvent,
+  });
+
+  const http = createHttpServer({
+    logger,
+    host: config.http.host,
+    port: config.http.port,
+    payoutWebhook: events.webhookHandler,
+    readiness: [...events.readiness, { name: "payout_api", check: () => api.ping() }],
+    metrics: metrics.registry,
+  });
+
+  let runner: RunnerHandle | undefined;
+  let stopped = false;
+
+  const app: App = {
+    bot,
+    api,
+    store,
+    translator,
+    metrics,
+    events,
+    http,
+    accountLanguage,
+    deps,
+    async start() {
+      await accountLanguage.refresh();
+      accountLanguage.start(options.accountRefreshMs);
+      const { url } = await http.start();
+      app.httpUrl = url;
+      await events.start();
+
+      const publicUrl = options.publicUrl === "self" ? url : options.publicUrl;
+      if (publicUrl && options.payout.webhookSecret) {
+        await ensureWebhookRegistered({ api, publicUrl, secret: options.payout.webhookSecret, logger }).catch(
+          (error: unknown) =>
+            logger.error(
+              { err: error },
+              "could not register the payout webhook; the reconciler will catch up",
+            ),
+        );
+      }
+
+      await bot.init();
+      const menus = { privateExtra: [] as string[], adminGroup: [] as string[] };
+      for (const feature of options.features ? options.features(deps) : allFeatures(deps)) {
+        menus.privateExtra.push(...(feature.commands?.private ?? []));
+        menus.adminGroup.push(...(feature.commands?.adminGroup ?? []));
+      }
+      await publishCommandMenus(bot.api, translator, { adminChatId: config.admin.chatId, menus }).catch(
+        (error: unknown) => logger.warn({ err: error }, "could not publish the command menus"),
+      );
+
+      if (config.telegram.mode === "webhook") {
+        const secretToken =
+          config.telegram.webhookSecret ?? options.payout.apiKey.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 64);
+        http.setTelegramRoute({ handler: webhookCallback(bot, "http", { secretToken }), secretToken });
+        await bot.api.setWebhook(`${config.http.publicUrl}${DEFAULT_TELEGRAM_PATH}`, {
+          secret_token: secretToken,
+          allowed_updates: ["message", "callback_query", "my_chat_member"],
+        });
+      } else {
+        await bot.api.deleteWebhook();
+        runner = run(bot, {
+          runner: { fetch: { allowed_updates: ["message", "callback_query", "my_chat_member"] } },
+        });
+      }
+      logger.info({ username: bot.botInfo.username, mode: config.telegram.mode, http: url }, "bot started");
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      accountLanguage.stop();
+      if (runner?.isRunning()) await runner.stop();
+      await http.stop(5_000);
+      await events.stop();
+      await api.close();
+      logger.info("bot stopped");
+    },
+  };
+  return app;
+}

@@ -1,0 +1,50 @@
+import type { Conversation, ConversationFlavor } from "@grammyjs/conversations";
+import type { Context, SessionFlavor } from "grammy";
+import type { Redis } from "ioredis";
+import type { PayoutApi } from "../api/index.ts";
+import type { Config } from "../config.ts";
+import type { AccountLanguage } from "../i18n/account-language.ts";
+import type { LanguageCode, TFunction, Translator } from "../i18n/index.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Store } from "../store/index.ts";
+
+/** Everything the bot needs from the outside, passed to createBot (no globals, no side effects at import). */
+export interface BotDeps {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  api: PayoutApi;
+  store: Store;
+  translator: Translator;
+  accountLanguage: Pick<AccountLanguage, "value">;
+  /** Optional hooks the process wiring provides (metrics, ops alerts). */
+  hooks?: BotHooks;
+}
+
+export interface BotHooks {
+  onUpdateHandled?(updateType: string, seconds: number): void;
+}
+
+/** Small UI state kept per chat between updates (flows keep theirs in conversation storage). */
+export interface SessionData {
+  historyOffset?: number;
+}
+
+export interface I18nFlavor {
+  /** t() bound to the user's language. */
+  t: TFunction;
+  language: LanguageCode;
+  /** Intl locale for numbers, money and dates. */
+  locale: string;
+}
+
+export interface DepsFlavor {
+  deps: BotDeps;
+}
+
+/** The context inside conversations: only what the conversation plugins re-install on each replayed context. */
+export type FlowContext = Context & I18nFlavor & DepsFlavor;
+
+export type BotContext = ConversationFlavor<Context & SessionFlavor<SessionData> & I18nFlavor & DepsFlavor>;
+
+export type FlowConversation = Conversation<BotContext, FlowContext>;

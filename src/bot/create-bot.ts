@@ -1,0 +1,106 @@
+import { conversations } from "@grammyjs/conversations";
+import { sequentialize } from "@grammyjs/runner";
+import { RedisAdapter } from "@grammyjs/storage-redis";
+import { Bot, type Context, session, type Transformer } from "grammy";
+import type { UserFromGetMe } from "grammy/types";
+import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.ts";
+import { cancelFeature } from "./features/cancel.ts";
+import { fallbackFeature } from "./features/fallback.ts";
+import { allFeatures, type Feature } from "./features/index.ts";
+import { describeError } from "./helpers/error-reply.ts";
+import { i18nMiddleware } from "./middlewares/i18n.ts";
+import { identifyMiddleware } from "./middlewares/identify.ts";
+import { createTelegramTransformers, installTransformers } from "./telegram-transformers.ts";
+
+/**
+ * Bump whenever a conversation's steps change: stored flows of the old shape are discarded instead of replayed
+ * against new code (users see the menu again rather than a confused flow).
+ */
+export const CONVERSATION_VERSION = 1;
+/** Conversation state holds raw user input (account numbers, phones): it expires. */
+export const CONVERSATION_TTL_SECONDS = 2 * 3600;
+export const SESSION_TTL_SECONDS = 30 * 24 * 3600;
+
+export interface CreateBotOptions {
+  token: string;
+  /** Skip getMe at start (tests, benchmarks, local mode where the emulator's identity is known). */
+  botInfo?: UserFromGetMe;
+  /** Outbound transformers shared with the rest of the process; created here when absent. */
+  transformers?: Transformer[];
+  /** Replace the feature list (benchmarks of the bare floor, focused tests). */
+  features?: Feature[];
+}
+
+/** Key for sequentialize and sessions: one chat at a time, in order. */
+export function chatKey(ctx: Context): string | undefined {
+  return ctx.chat?.id.toString() ?? ctx.from?.id.toString();
+}
+
+export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotContext> {
+  const bot = new Bot<BotContext>(options.token, {
+    botInfo: options.botInfo,
+    client: { apiRoot: deps.config.telegram.apiRoot },
+  });
+  const transformers = options.transformers ?? createTelegramTransformers();
+  installTransformers(bot.api, transformers);
+
+  if (deps.hooks?.onUpdateHandled) {
+    const report = deps.hooks.onUpdateHandled;
+    bot.use(async (ctx, next) => {
+      const started = process.hrtime.bigint();
+      try {
+        await next();
+      } finally {
+        const type = Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown";
+        report(type, Number(process.hrtime.bigint() - started) / 1e9);
+      }
+    });
+  }
+
+  // Before session: one update per chat at a time, so session and conversation writes never race.
+  bot.use(sequentialize(chatKey));
+  bot.use(identifyMiddleware(deps));
+  bot.use(
+    session<SessionData, BotContext>({
+      initial: () => ({}),
+      getSessionKey: chatKey,
+      storage: new RedisAdapter<SessionData>({ instance: deps.redis, ttl: SESSION_TTL_SECONDS }),
+    }),
+  );
+  bot.use(
+    conversations<BotContext, FlowContext>({
+      storage: {
+        type: "key",
+        version: CONVERSATION_VERSION,
+        prefix: "conv:",
+        getStorageKey: chatKey,
+        adapter: new RedisAdapter({ instance: deps.redis, ttl: CONVERSATION_TTL_SECONDS }),
+      },
+      // Conversation contexts are rebuilt on every replay: re-install language, deps and the outbound policy.
+      plugins: [
+        i18nMiddleware<FlowContext>(deps),
+        async (ctx, next) => {
+          installTransformers(ctx.api, transformers);
+          await next();
+        },
+      ],
+    }),
+  );
+  bot.use(cancelFeature());
+
+  const features = options.features ?? allFeatures(deps);
+  for (const feature of features)
+    for (const conversation of feature.conversations ?? []) bot.use(conversation);
+  for (const feature of features) if (feature.composer) bot.use(feature.composer);
+  bot.use(fallbackFeature());
+
+  bot.catch(async (error) => {
+    const { ctx } = error;
+    deps.logger.error({ err: error.error, updateId: ctx.update.update_id }, "update handler failed");
+    await describeError(ctx, error.error).catch((replyError) =>
+      deps.logger.warn({ err: replyError }, "could not tell the user about the failure"),
+    );
+  });
+
+  return bot;
+}

@@ -1,0 +1,18 @@
+import { Composer } from "grammy";
+import type { BotContext } from "../context.ts";
+import { mainMenuKeyboard } from "../keyboards/main-menu.ts";
+
+/**
+ * Last in the chain: unknown text in a private chat brings back the main menu instead of silence; a button from an
+ * old screen gets a toast instead of a spinner that never stops.
+ */
+export function fallbackFeature() {
+  const composer = new Composer<BotContext>();
+  composer.on("callback_query", async (ctx) => {
+    await ctx.answerCallbackQuery({ text: ctx.t("common:stale_button") });
+  });
+  composer.chatType("private").on("message", async (ctx) => {
+    await ctx.reply(ctx.t("common:unknown_input"), { reply_markup: mainMenuKeyboard(ctx.t) });
+  });
+  return composer;
+}

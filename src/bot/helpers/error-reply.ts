@@ -1,0 +1,19 @@
+import type { BotContext } from "../context.ts";
+import { mainMenuKeyboard } from "../keyboards/main-menu.ts";
+import { describeApiError } from "./api-errors.ts";
+
+/** The last line of defence: something failed inside a handler; tell the user calmly and give them a way on. */
+export async function describeError(ctx: BotContext, error?: unknown): Promise<void> {
+  // ctx.t is missing if the failure happened before the language was known.
+  const t = ctx.t ?? ctx.deps?.translator.t("en");
+  if (!t) return;
+  const { text } = describeApiError(error, t);
+  if (ctx.callbackQuery) {
+    await ctx
+      .answerCallbackQuery({ text: t("errors:unexpected_short"), show_alert: false })
+      .catch(() => undefined);
+  }
+  if (ctx.chat?.type === "private") {
+    await ctx.reply(`${text}\n\n${t("errors:way_on")}`, { reply_markup: mainMenuKeyboard(t) });
+  }
+}

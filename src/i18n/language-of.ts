@@ -1,0 +1,15 @@
+import type { UserRepository } from "../store/users.ts";
+import type { AccountLanguage } from "./account-language.ts";
+import { type LanguageCode, resolveLanguage } from "./languages.ts";
+
+/** The language to use for a user outside of an update (webhook notifications, broadcasts). */
+export function languageResolver(users: UserRepository, account: Pick<AccountLanguage, "value">) {
+  return async (userId: number): Promise<LanguageCode> => {
+    const user = await users.get(userId);
+    return resolveLanguage({
+      chosen: user?.language,
+      telegram: user?.telegramLanguage,
+      account: account.value,
+    });
+  };
+}

@@ -1,0 +1,278 @@
+import type { InlineKeyboardButton, Message, Update, User } from "grammy/types";
+import { ChatDriver, contentOf, type DriverHost, type WaitOptions } from "./chat-driver.ts";
+import { detectUserEntities } from "./html.ts";
+import { callbackQueryId } from "./ids.ts";
+import type { CallbackAnswer, MemberStatus } from "./types.ts";
+import type { ChatState, UserState } from "./world.ts";
+
+/** Which inline button to press: exact label, RegExp over the label, callback data, or flat index (0-based). */
+export type ButtonSelector =
+  | string
+  | RegExp
+  | { data: string }
+  | { text: string | RegExp }
+  | { index: number };
+
+export interface PressedButton {
+  queryId: string;
+  data: string;
+  update: Update;
+  /** Waits for the bot's answerCallbackQuery to this press. */
+  answer(options?: WaitOptions): Promise<CallbackAnswer>;
+}
+
+export interface SendOptions {
+  /** Reply to this message (the user swiped to reply). */
+  replyTo?: Message | number;
+  /** Extra Message fields (contact, location…). */
+  extra?: Partial<Message>;
+}
+
+function findButton(message: Message, selector: ButtonSelector): InlineKeyboardButton | undefined {
+  const buttons = message.reply_markup?.inline_keyboard.flat() ?? [];
+  if (typeof selector === "string") return buttons.find((button) => button.text === selector);
+  if (selector instanceof RegExp) return buttons.find((button) => selector.test(button.text));
+  if ("index" in selector) return buttons[selector.index];
+  if ("data" in selector)
+    return buttons.find((button) => "callback_data" in button && button.callback_data === selector.data);
+  const label = selector.text;
+  return buttons.find((button) =>
+    typeof label === "string" ? button.text === label : label.test(button.text),
+  );
+}
+
+function describeSelector(selector: ButtonSelector): string {
+  if (typeof selector === "string") return JSON.stringify(selector);
+  if (selector instanceof RegExp) return String(selector);
+  return JSON.stringify(selector, (_key, value) => (value instanceof RegExp ? String(value) : value));
+}
+
+/** Shared by private chats and groups: a user sends a message or presses a button. */
+abstract class ActorChatDriver extends ChatDriver {
+  protected postUserMessage(
+    from: User,
+    text: string | undefined,
+    options: SendOptions,
+    deliver: boolean,
+  ): Message {
+    const { world, updates } = this.host;
+    const replyId = typeof options.replyTo === "number" ? options.replyTo : options.replyTo?.message_id;
+    const replied = replyId === undefined ? undefined : this.state.messages.get(replyId);
+    const entities = text ? detectUserEntities(text) : [];
+    const message = {
+      message_id: world.takeMessageId(this.state),
+      from,
+      chat: this.state.chat,
+      date: world.unixTime(),
+      ...(text !== undefined ? { text } : {}),
+      ...(entities.length > 0 ? { entities } : {}),
+      ...(replied ? { reply_to_message: { ...replied, reply_to_message: undefined } } : {}),
+      ...options.extra,
+    } as Message;
+    this.state.messages.set(message.message_id, message);
+    if (deliver) updates.push({ message: structuredClone(message) } as Omit<Update, "update_id">);
+    return structuredClone(message);
+  }
+
+  protected pressAs(from: User, target: Message | number, selector: ButtonSelector): PressedButton {
+    const id = typeof target === "number" ? target : target.message_id;
+    const message = this.state.messages.get(id);
+    if (!message)
+      throw new Error(
+        `Cannot press ${describeSelector(selector)}: message ${id} no longer exists in ${this.label()}.`,
+      );
+    const button = findButton(message, selector);
+    if (!button) {
+      const rows = message.reply_markup?.inline_keyboard ?? [];
+      const listing = rows.length
+        ? rows.map((row) => row.map((b) => `[${b.text}]`).join(" ")).join("\n  ")
+        : "(the message has no inline keyboard)";
+      throw new Error(
+        `No button ${describeSelector(selector)} on message ${id} (${JSON.stringify(contentOf(message).slice(0, 60))}). Buttons:\n  ${listing}`,
+      );
+    }
+    if (!("callback_data" in button) || button.callback_data === undefined) {
+      const kind = Object.keys(button).find((key) => key !== "text") ?? "unknown";
+      throw new Error(`Button [${button.text}] is a ${kind} button: pressing it sends the bot nothing.`);
+    }
+    const { world, updates } = this.host;
+    const queryId = callbackQueryId();
+    world.queries.set(queryId, {
+      id: queryId,
+      fromId: from.id,
+      chatId: this.chatId,
+      messageId: id,
+      data: button.callback_data,
+      createdAt: world.now(),
+      answered: false,
+    });
+    const update = updates.push({
+      callback_query: {
+        id: queryId,
+        from,
+        message: structuredClone(message),
+        chat_instance: this.state.chatInstance,
+        data: button.callback_data,
+      },
+    });
+    return {
+      queryId,
+      data: button.callback_data,
+      update,
+      answer: (options = {}) =>
+        this.take(`the answer to the press of [${button.text}]`, options, (event) =>
+          event.kind === "callback_answer" && event.answer.queryId === queryId ? event.answer : undefined,
+        ),
+    };
+  }
+}
+
+/** A Telegram user and their private chat with the bot. */
+export class UserDriver extends ActorChatDriver {
+  constructor(
+    host: DriverHost,
+    state: ChatState,
+    private readonly userState: UserState,
+  ) {
+    super(host, state);
+  }
+
+  get user(): User {
+    return this.userState.user;
+  }
+
+  get id(): number {
+    return this.userState.user.id;
+  }
+
+  get blocked(): boolean {
+    return this.userState.blocked;
+  }
+
+  /** Types a message to the bot (commands get bot_command entities); resolves to the user's message. */
+  async send(text: string, options: SendOptions = {}): Promise<Message> {
+    if (this.userState.blocked)
+      throw new Error(`${this.user.first_name} has blocked the bot; call unblock() first.`);
+    this.userState.started = true;
+    return this.postUserMessage(this.user, text, options, true);
+  }
+
+  /** Sends a message with arbitrary fields and no text (a contact, a location…). */
+  async sendRaw(fields: Partial<Message>): Promise<Message> {
+    this.userState.started = true;
+    return this.postUserMessage(this.user, fields.text, { extra: fields }, true);
+  }
+
+  /** Presses an inline button of a bot message in this chat (its current state, edits applied). */
+  async press(message: Message | number, selector: ButtonSelector): Promise<PressedButton> {
+    return this.pressAs(this.user, message, selector);
+  }
+
+  /** answerCallbackQuery records for this user's presses, in any chat. */
+  callbackAnswers(): CallbackAnswer[] {
+    return this.host.world.callbackAnswers((answer) => answer.fromId === this.id);
+  }
+
+  /** The user blocks the bot: later sends get 403, and the bot receives a my_chat_member update. */
+  block(): void {
+    if (this.userState.blocked) return;
+    this.userState.blocked = true;
+    this.pushMyChatMember("member", "kicked");
+  }
+
+  unblock(): void {
+    if (!this.userState.blocked) return;
+    this.userState.blocked = false;
+    this.pushMyChatMember("kicked", "member");
+  }
+
+  private pushMyChatMember(from: "member" | "kicked", to: "member" | "kicked"): void {
+    const { world, updates } = this.host;
+    const member = (status: "member" | "kicked") =>
+      status === "kicked" ? { status, user: world.bot, until_date: 0 } : { status, user: world.bot };
+    updates.push({
+      my_chat_member: {
+        chat: this.state.chat,
+        from: this.user,
+        date: world.unixTime(),
+        old_chat_member: member(from),
+        new_chat_member: member(to),
+      },
+    } as Omit<Update, "update_id">);
+  }
+}
+
+type Actor = UserDriver | User;
+const userOf = (actor: Actor): User => (actor instanceof UserDriver ? actor.user : actor);
+
+/** A group chat with members; the bot sees messages as Telegram's privacy mode allows. */
+export class GroupDriver extends ActorChatDriver {
+  addMember(actor: Actor, status: MemberStatus = "member"): this {
+    const user = userOf(actor);
+    this.host.world.ensureUser(user);
+    this.state.members.set(user.id, status);
+    return this;
+  }
+
+  removeMember(actor: Actor): this {
+    this.state.members.set(userOf(actor).id, "left");
+    return this;
+  }
+
+  memberStatus(actor: Actor): MemberStatus {
+    return this.state.members.get(userOf(actor).id) ?? "left";
+  }
+
+  /** With privacy mode on (the default) a non-admin bot only sees commands and replies to its messages. */
+  setPrivacyMode(enabled: boolean): this {
+    this.state.privacyMode = enabled;
+    return this;
+  }
+
+  /** Changes the bot's own status here and tells the bot with a my_chat_member update. */
+  setBotStatus(status: MemberStatus, by?: Actor): void {
+    const { world, updates } = this.host;
+    const old = this.state.members.get(world.bot.id) ?? "left";
+    this.state.members.set(world.bot.id, status);
+    const member = (value: MemberStatus) => ({
+      status: value,
+      user: world.bot,
+      ...(value === "kicked" ? { until_date: 0 } : {}),
+    });
+    updates.push({
+      my_chat_member: {
+        chat: this.state.chat,
+        from: by ? userOf(by) : world.bot,
+        date: world.unixTime(),
+        old_chat_member: member(old),
+        new_chat_member: member(status),
+      },
+    } as Omit<Update, "update_id">);
+  }
+
+  /** A member writes in the group; resolves to the message (even when privacy mode hides it from the bot). */
+  async send(from: Actor, text: string, options: SendOptions = {}): Promise<Message> {
+    const user = userOf(from);
+    const status = this.state.members.get(user.id);
+    if (!status || status === "left" || status === "kicked")
+      throw new Error(`${user.first_name} is not a member of ${this.label()}; call addMember() first.`);
+    return this.postUserMessage(user, text, options, this.botSees(text, options));
+  }
+
+  async press(from: Actor, message: Message | number, selector: ButtonSelector): Promise<PressedButton> {
+    return this.pressAs(userOf(from), message, selector);
+  }
+
+  private botSees(text: string, options: SendOptions): boolean {
+    const { world } = this.host;
+    const botStatus = this.state.members.get(world.bot.id);
+    if (!botStatus || botStatus === "left" || botStatus === "kicked") return false;
+    if (!this.state.privacyMode || botStatus === "administrator" || botStatus === "creator") return true;
+    const replyId = typeof options.replyTo === "number" ? options.replyTo : options.replyTo?.message_id;
+    if (replyId !== undefined && this.state.messages.get(replyId)?.from?.id === world.bot.id) return true;
+    const command = /^\/[a-zA-Z0-9_]{1,32}(?:@([a-zA-Z0-9_]{3,32}))?(?=$|\s)/.exec(text);
+    if (!command) return false;
+    const addressee = command[1];
+    return addressee === undefined || addressee.toLowerCase() === world.bot.username?.toLowerCase();
+  }
+}

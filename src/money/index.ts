@@ -1,0 +1,34 @@
+export {
+  BTC_SYMBOL,
+  byIso,
+  COUNTRIES,
+  type Country,
+  CURRENCIES,
+  CURRENCY_CODES,
+  type CurrencyCode,
+  type CurrencyInfo,
+  currencyInfo,
+  currencyOfCountry,
+  type FiatCurrencyCode,
+  ISO_CODES,
+  type IsoCode,
+  isCountry,
+  isCurrencyCode,
+  isMinorAmount,
+  isoOf,
+} from "./currencies.ts";
+export { fromMajorString, toMajorString } from "./decimal.ts";
+export {
+  decimalSeparator,
+  formatAmountNumber,
+  formatBtc,
+  formatMoney,
+  formatSats,
+  resolveNumberLocale,
+} from "./format.ts";
+export {
+  type ParseAmountOptions,
+  type ParseAmountResult,
+  type ParseFailureReason,
+  parseAmount,
+} from "./parse.ts";

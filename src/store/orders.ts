@@ -1,0 +1,262 @@
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { parseJson, readJson } from "./json.ts";
+import { keys } from "./keys.ts";
+
+/**
+ * What we remember per order, so webhook events, the reconciler and /status can find the owner's chat and edit
+ * the one status message. Amounts are integer minor units of their currency code.
+ */
+export const ORDER_STAGES = [
+  "awaiting_payment",
+  "payment_received",
+  "payout_sent",
+  "completed",
+  "failed",
+  "expired",
+] as const;
+export type OrderStage = (typeof ORDER_STAGES)[number];
+
+const STAGE_RANK: Record<OrderStage, number> = {
+  awaiting_payment: 0,
+  payment_received: 1,
+  payout_sent: 2,
+  completed: 3,
+  failed: 3,
+  expired: 3,
+};
+export const isTerminalStage = (stage: OrderStage) => STAGE_RANK[stage] === 3;
+
+const moneySchema = z.object({ amount: z.number().int(), currency: z.string() });
+
+export const orderRecordSchema = z.object({
+  orderId: z.string(),
+  quoteId: z.string(),
+  hash: z.string(),
+  kind: z.enum(["payout", "buy"]),
+  corridor: z.enum(["NG", "KE", "ZA", "GH"]),
+  chatId: z.number().int(),
+  userId: z.number().int(),
+  /** The quote card (edited to "expired" by the reconciler if never confirmed). */
+  quoteMessageId: z.number().int().optional(),
+  /** Set when the user pressed Confirm and got the invoice / pay-in details. */
+  confirmedAt: z.string().optional(),
+  /** The one status message edited through every stage. */
+  statusMessageId: z.number().int().optional(),
+  invoiceMessageId: z.number().int().optional(),
+  stage: z.enum(ORDER_STAGES),
+  /** What the user pays (sats for payouts, kobo for buys), fees included. */
+  pay: moneySchema,
+  /** What the recipient gets (local minor units for payouts, sats for buys). */
+  receive: moneySchema,
+  fee: moneySchema,
+  /** Display label of the beneficiary, already masked ("GTBANK PLC ••6789 · ADA OBI"). */
+  recipientLabel: z.string(),
+  /** Snapshot of the beneficiary for "save recipient" / "send again" (kept server side, never in callback data). */
+  beneficiary: z.record(z.string(), z.unknown()).optional(),
+  /** Short anti-impersonation code shown on the quote and the invoice. */
+  verificationCode: z.string(),
+  speed: z.enum(["slow", "medium", "fast"]).optional(),
+  /** Bank-transfer pay-in details of a buy order. */
+  payIn: z
+    .object({
+      bankName: z.string(),
+      accountNumber: z.string(),
+      accountName: z.string(),
+      bankCode: z.string().optional(),
+    })
+    .optional(),
+  expiresAt: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  payoutReference: z.string().optional(),
+  txid: z.string().optional(),
+  confirmations: z.number().int().optional(),
+  failureReason: z.string().optional(),
+  /** Saved-recipient id this order was sent to, if any. */
+  recipientId: z.string().optional(),
+});
+export type OrderRecord = z.infer<typeof orderRecordSchema>;
+export type NewOrder = Omit<OrderRecord, "stage" | "createdAt" | "updatedAt"> & { stage?: OrderStage };
+
+export interface OrderTransition {
+  stage?: OrderStage;
+  confirmations?: number;
+  txid?: string;
+  payoutReference?: string;
+  failureReason?: string;
+}
+
+export interface TransitionResult {
+  order: OrderRecord;
+  /** False when the transition was stale (lower stage, fewer confirmations) or a duplicate. */
+  changed: boolean;
+  previousStage: OrderStage;
+}
+
+/** Orders live for 90 days after their last change; history keeps the newest 500 per user. */
+const ORDER_TTL_SECONDS = 90 * 24 * 3600;
+const HISTORY_LIMIT = 500;
+
+export class OrderRepository {
+  constructor(private readonly redis: Redis) {}
+
+  async create(input: NewOrder): Promise<OrderRecord> {
+    const now = new Date().toISOString();
+    const order: OrderRecord = {
+      ...input,
+      stage: input.stage ?? "awaiting_payment",
+      createdAt: now,
+      updatedAt: now,
+    };
+    const score = Date.parse(now);
+    await this.redis
+      .multi()
+      .set(keys.order(order.orderId), JSON.stringify(order), "EX", ORDER_TTL_SECONDS)
+      .set(keys.orderByHash(order.hash), order.orderId, "EX", ORDER_TTL_SECONDS)
+      .set(keys.orderByQuote(order.quoteId), order.orderId, "EX", ORDER_TTL_SECONDS)
+      .zadd(keys.userOrders(order.userId), score, order.orderId)
+      .zremrangebyrank(keys.userOrders(order.userId), 0, -HISTORY_LIMIT - 1)
+      .zadd(keys.ordersAll(), score, order.orderId)
+      .zadd(keys.ordersOpen(), Date.parse(order.expiresAt), order.orderId)
+      .exec();
+    return order;
+  }
+
+  async get(orderId: string): Promise<OrderRecord | undefined> {
+    return readJson(this.redis, keys.order(orderId), orderRecordSchema);
+  }
+
+  async findByHash(hash: string): Promise<OrderRecord | undefined> {
+    const orderId = await this.redis.get(keys.orderByHash(hash));
+    return orderId ? this.get(orderId) : undefined;
+  }
+
+  async findByQuoteId(quoteId: string): Promise<OrderRecord | undefined> {
+    const orderId = await this.redis.get(keys.orderByQuote(quoteId));
+    return orderId ? this.get(orderId) : undefined;
+  }
+
+  /** Newest first. */
+  async listForUser(
+    userId: number,
+    offset = 0,
+    limit = 5,
+  ): Promise<{ orders: OrderRecord[]; total: number }> {
+    const [ids, total] = await Promise.all([
+      this.redis.zrevrange(keys.userOrders(userId), offset, offset + limit - 1),
+      this.redis.zcard(keys.userOrders(userId)),
+    ]);
+    const orders = await this.getMany(ids);
+    return { orders, total };
+  }
+
+  async getMany(orderIds: string[]): Promise<OrderRecord[]> {
+    if (orderIds.length === 0) return [];
+    const raws = await this.redis.mget(...orderIds.map((id) => keys.order(id)));
+    return raws
+      .map((raw) => parseJson(raw, orderRecordSchema))
+      .filter((order): order is OrderRecord => !!order);
+  }
+
+  /** Orders not yet in a terminal stage whose expected time (expiry) is before `beforeMs`. */
+  async openOrdersDue(beforeMs: number, limit = 100): Promise<OrderRecord[]> {
+    const ids = await this.redis.zrangebyscore(keys.ordersOpen(), 0, beforeMs, "LIMIT", 0, limit);
+    return this.getMany(ids);
+  }
+
+  /** Push the next check of an open order later (reconciler backoff). */
+  async rescheduleOpen(orderId: string, atMs: number): Promise<void> {
+    await this.redis.zadd(keys.ordersOpen(), "XX", atMs, orderId);
+  }
+
+  /** Record message ids / confirmation time (not a stage change). */
+  async annotate(
+    orderId: string,
+    patch: Partial<
+      Pick<
+        OrderRecord,
+        "quoteMessageId" | "statusMessageId" | "invoiceMessageId" | "confirmedAt" | "recipientId"
+      >
+    >,
+  ): Promise<OrderRecord | undefined> {
+    const result = await this.mutate(orderId, (order) => ({ order: { ...order, ...patch }, changed: true }));
+    return result?.order;
+  }
+
+  /**
+   * Apply a transition atomically and monotonically: a stage never moves back, a terminal stage never changes,
+   * confirmations only grow. Returns changed=false for stale or duplicate transitions.
+   */
+  async transition(orderId: string, update: OrderTransition): Promise<TransitionResult | undefined> {
+    let previousStage: OrderStage = "awaiting_payment";
+    const result = await this.mutate(orderId, (order) => {
+      previousStage = order.stage;
+      const next = { ...order };
+      let changed = false;
+      if (update.stage && update.stage !== order.stage) {
+        const forward = !isTerminalStage(order.stage) && STAGE_RANK[update.stage] > STAGE_RANK[order.stage];
+        const expiryAllowed = update.stage !== "expired" || order.stage === "awaiting_payment";
+        if (forward && expiryAllowed) {
+          next.stage = update.stage;
+          changed = true;
+        }
+      }
+      if (update.confirmations !== undefined && update.confirmations > (order.confirmations ?? -1)) {
+        if (!isTerminalStage(order.stage) || next.stage === "completed") {
+          next.confirmations = update.confirmations;
+          changed = true;
+        }
+      }
+      for (const field of ["txid", "payoutReference", "failureReason"] as const) {
+        const value = update[field];
+        if (value && !order[field] && (changed || !isTerminalStage(order.stage))) {
+          next[field] = value;
+          changed = true;
+        }
+      }
+      return { order: next, changed };
+    });
+    if (!result) return undefined;
+    return { ...result, previousStage };
+  }
+
+  /**
+   * Optimistic read-modify-write: compute in JS, then compare-and-set in Lua. (WATCH is per connection and this
+   * client is shared by concurrent handlers, so it cannot be used safely here.)
+   */
+  private async mutate(
+    orderId: string,
+    change: (order: OrderRecord) => { order: OrderRecord; changed: boolean },
+  ): Promise<{ order: OrderRecord; changed: boolean } | undefined> {
+    const key = keys.order(orderId);
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const raw = await this.redis.get(key);
+      const current = parseJson(raw, orderRecordSchema);
+      if (!raw || !current) return undefined;
+      const { order, changed } = change(current);
+      if (!changed) return { order: current, changed: false };
+      order.updatedAt = new Date().toISOString();
+      const swapped = await this.redis.eval(
+        COMPARE_AND_SET,
+        2,
+        key,
+        keys.ordersOpen(),
+        raw,
+        JSON.stringify(order),
+        String(ORDER_TTL_SECONDS),
+        isTerminalStage(order.stage) ? "1" : "0",
+        orderId,
+      );
+      if (swapped === 1) return { order, changed: true };
+    }
+    throw new Error(`order ${orderId}: too much contention`);
+  }
+}
+
+const COMPARE_AND_SET = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
+if ARGV[4] == '1' then redis.call('ZREM', KEYS[2], ARGV[5]) end
+return 1
+`;

@@ -1,0 +1,113 @@
+import { Redis } from "ioredis";
+import { type App, createApp } from "../../src/app.ts";
+import type { BotDeps } from "../../src/bot/context.ts";
+import type { Feature } from "../../src/bot/features/index.ts";
+import { loadConfig } from "../../src/config.ts";
+import {
+  startTelegramEmulator,
+  type TelegramEmulator,
+  type TelegramEmulatorOptions,
+} from "../../src/local/telegram-emulator/index.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
+import { testRedisUrl } from "./redis.ts";
+
+/**
+ * The whole product on this machine, wired exactly as main.ts wires it (createApp): a real Redis (this worker's
+ * database, flushed), the payout sandbox over HTTP, the Telegram emulator over HTTP, the bot on long polling, the
+ * HTTP server receiving the sandbox's signed webhooks, and the events pipeline.
+ */
+export interface StackOptions {
+  adminChatId?: number;
+  adminUserIds?: number[];
+  /** Extra environment for loadConfig (e.g. LOW_BALANCE_ALERTS). */
+  env?: Record<string, string>;
+  /** Telegram throttling (off by default so tests are quick; a dedicated test turns it on). */
+  throttle?: boolean;
+  emulator?: TelegramEmulatorOptions;
+  sandbox?: Parameters<typeof startSandbox>[0];
+  reconcileEveryMs?: number;
+  features?: (deps: BotDeps) => Feature[];
+  /** Keep the data of a previous stack in this worker's database (restart tests). */
+  keepData?: boolean;
+  hooks?: Parameters<typeof createApp>[0]["hooks"];
+}
+
+export interface Stack {
+  app: App;
+  tg: TelegramEmulator;
+  sandbox: Sandbox;
+  redis: Redis;
+  /** POST /simulation/pay-in for a Lightning quote (BTC) or a bank-transfer quote (NGN with its amount). */
+  payLightning(quoteId: string): Promise<void>;
+  payBankTransfer(quoteId: string, amountKobo: number): Promise<void>;
+  advanceClock(ms: number): Promise<void>;
+  mineBlocks(count: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+  if (!options.keepData) await redis.flushdb();
+  const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent", pretty: false });
+  const sandbox = await startSandbox({ port: 0, ...options.sandbox });
+  const tg = await startTelegramEmulator(options.emulator);
+  const config = loadConfig({
+    NODE_ENV: "test",
+    BOT_TOKEN: tg.token,
+    TELEGRAM_API_ROOT: tg.apiRoot,
+    PAYOUT_API_BASE_URL: sandbox.baseUrl,
+    PAYOUT_API_KEY: sandbox.apiKey,
+    PAYOUT_WEBHOOK_SECRET: sandbox.webhookSecret,
+    PAYOUT_ENV: "sandbox",
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "silent",
+    ...(options.adminChatId !== undefined ? { ADMIN_CHAT_ID: String(options.adminChatId) } : {}),
+    ...(options.adminUserIds ? { ADMIN_USER_IDS: options.adminUserIds.join(",") } : {}),
+    ...options.env,
+  });
+  const app = await createApp({
+    config,
+    logger,
+    redis,
+    payout: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret },
+    telegram: { token: tg.token },
+    telegramPolicy: { throttle: options.throttle ?? false, maxDelaySeconds: 5 },
+    publicUrl: "self",
+    reconcileEveryMs: options.reconcileEveryMs ?? 300,
+    now: () => sandbox.now(),
+    features: options.features,
+    hooks: options.hooks,
+  });
+  await app.start();
+  await tg.waitForPoll();
+
+  let stopped = false;
+  return {
+    app,
+    tg,
+    sandbox,
+    redis,
+    async payLightning(quoteId) {
+      await app.api.simulatePayIn({ quoteId, currency: "BTC" });
+    },
+    async payBankTransfer(quoteId, amountKobo) {
+      await app.api.simulatePayIn({ quoteId, currency: "NGN", amount: amountKobo });
+    },
+    async advanceClock(ms) {
+      sandbox.advanceClock(ms);
+    },
+    async mineBlocks(count) {
+      sandbox.mineBlocks(count);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await app.stop();
+      await tg.close();
+      await sandbox.close();
+      await redis.quit();
+    },
+  };
+}
