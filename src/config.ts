@@ -109,44 +109,6 @@ export const configSchema = z
     ),
     LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(["json", "pretty"]).optional()),
   })
-  .superRefine((env, ctx) => {
-    if (env.BOT_MODE === "webhook" && !env.PUBLIC_URL) {
-      ctx.addIssue({ code: "custom", path: ["PUBLIC_URL"], message: "is required when BOT_MODE=webhook" });
-    }
-    if (env.BOT_MODE === "webhook" && !env.BOT_TOKEN) {
-      ctx.addIssue({ code: "custom", path: ["BOT_TOKEN"], message: "is required when BOT_MODE=webhook" });
-    }
-    if (env.PAYOUT_API_BASE_URL && !env.PAYOUT_API_KEY) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["PAYOUT_API_KEY"],
-        message: "is required when PAYOUT_API_BASE_URL is set",
-      });
-    }
-    if (env.PAYOUT_API_BASE_URL && !env.PAYOUT_WEBHOOK_SECRET && !env.WEBHOOK_ALLOW_UNSIGNED) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["PAYOUT_WEBHOOK_SECRET"],
-        message: "is required when PAYOUT_API_BASE_URL is set (webhooks must be signed)",
-      });
-    }
-    if (env.PAYOUT_ENV === "production") {
-      if (!env.PAYOUT_API_BASE_URL) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["PAYOUT_API_BASE_URL"],
-          message: "is required when PAYOUT_ENV=production (the embedded sandbox is not for real money)",
-        });
-      }
-      if (env.WEBHOOK_ALLOW_UNSIGNED) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["WEBHOOK_ALLOW_UNSIGNED"],
-          message: "must not be true when PAYOUT_ENV=production",
-        });
-      }
-    }
-  })
   .transform((env) => {
     const local = !env.BOT_TOKEN;
     const sandboxEmbedded = !env.PAYOUT_API_BASE_URL;
@@ -190,13 +152,50 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Rules that tie variables together. They read the raw strings, so they are reported even when another variable
+ * failed its own check (zod skips refinements of an object that has errors).
+ */
+function crossFieldProblems(env: Record<string, string | undefined>): string[] {
+  const value = (name: string) => {
+    const raw = env[name]?.trim();
+    return raw ? raw : undefined;
+  };
+  const flag = (name: string) => ["true", "1", "yes"].includes(value(name)?.toLowerCase() ?? "");
+  const problems: string[] = [];
+  const webhookMode = value("BOT_MODE") === "webhook";
+  if (webhookMode && !value("PUBLIC_URL")) problems.push("PUBLIC_URL is required when BOT_MODE=webhook");
+  if (webhookMode && !value("BOT_TOKEN")) problems.push("BOT_TOKEN is required when BOT_MODE=webhook");
+  if (value("PAYOUT_API_BASE_URL") && !value("PAYOUT_API_KEY")) {
+    problems.push("PAYOUT_API_KEY is required when PAYOUT_API_BASE_URL is set");
+  }
+  if (value("PAYOUT_API_BASE_URL") && !value("PAYOUT_WEBHOOK_SECRET") && !flag("WEBHOOK_ALLOW_UNSIGNED")) {
+    problems.push(
+      "PAYOUT_WEBHOOK_SECRET is required when PAYOUT_API_BASE_URL is set (webhooks must be signed)",
+    );
+  }
+  if (value("PAYOUT_ENV") === "production") {
+    if (!value("PAYOUT_API_BASE_URL")) {
+      problems.push(
+        "PAYOUT_API_BASE_URL is required when PAYOUT_ENV=production (the embedded sandbox is not for real money)",
+      );
+    }
+    if (flag("WEBHOOK_ALLOW_UNSIGNED"))
+      problems.push("WEBHOOK_ALLOW_UNSIGNED must not be true when PAYOUT_ENV=production");
+  }
+  return problems;
+}
+
 /** Parse the environment; on failure throw a ConfigError listing every problem (values are never echoed). */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const result = configSchema.safeParse(env);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const name = issue.path.length > 0 ? issue.path.join(".") : "environment";
-    return `${name} ${issue.message}`;
-  });
-  throw new ConfigError(problems);
+  const problems = result.success
+    ? []
+    : result.error.issues.map((issue) => {
+        const name = issue.path.length > 0 ? issue.path.join(".") : "environment";
+        return `${name} ${issue.message}`;
+      });
+  problems.push(...crossFieldProblems(env));
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return result.data;
 }

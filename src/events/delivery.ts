@@ -1,0 +1,147 @@
+import { DelayedError, type Job, type Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { intlLocale, type LanguageCode, type Translator } from "../i18n/index.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Store } from "../store/index.ts";
+import { eventKeys } from "./keys.ts";
+import { tryLock } from "./lock.ts";
+import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
+import type { Outbox, OutboxEntry } from "./outbox.ts";
+import type { OpsAlert, PaymentLinkEvent } from "./types.ts";
+
+/**
+ * The delivery step: per order, bring the user's chat up to date with the outbox. Under a per-order lock (so two
+ * workers never interleave one chat's messages) it edits the status card to the order's current state once, then
+ * sends one notification per undelivered stage change in order, moving the outbox cursor after each, so a crash
+ * or a retry resumes where it stopped instead of repeating messages.
+ */
+export type DeliveryJobData =
+  | { kind: "order"; orderId: string }
+  | { kind: "alert"; alert: OpsAlert }
+  | { kind: "payment-link"; event: PaymentLinkEvent };
+
+export interface DeliveryDeps {
+  redis: Redis;
+  store: Store;
+  outbox: Outbox;
+  notifier: Notifier;
+  deliveries: Queue;
+  translator: Translator;
+  languageOf: (userId: number) => Promise<LanguageCode>;
+  logger: Logger;
+  onAlert?: (alert: OpsAlert) => unknown;
+  onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
+  /** How long a delivery waits before trying again when another worker holds the order's lock. */
+  lockRetryMs?: number;
+}
+
+export function createDeliveryProcessor(deps: DeliveryDeps) {
+  const { store, outbox, notifier, logger } = deps;
+
+  async function process(job: Job<DeliveryJobData>, token?: string): Promise<string> {
+    const data = job.data;
+    if (data.kind === "alert") {
+      await deps.onAlert?.(data.alert);
+      return "alerted";
+    }
+    if (data.kind === "payment-link") {
+      await deps.onPaymentLinkEvent?.(data.event);
+      return "handed_over";
+    }
+    const lock = await tryLock(deps.redis, eventKeys.orderLock(data.orderId));
+    if (!lock) {
+      // Someone else is talking to this chat; try again shortly (not counted as a failed attempt).
+      await job.moveToDelayed(Date.now() + (deps.lockRetryMs ?? 250), token);
+      throw new DelayedError();
+    }
+    try {
+      return await deliver(data.orderId);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  async function deliver(orderId: string): Promise<string> {
+    const { entries } = await outbox.pending(orderId);
+    const last = entries[entries.length - 1];
+    if (!last) return "up_to_date";
+    let order = await store.orders.get(orderId);
+    if (!order) {
+      await outbox.advance(orderId, last.seq);
+      return "order_gone";
+    }
+    const user = await store.users.get(order.userId);
+    if (user?.unreachable) {
+      await outbox.advance(orderId, last.seq);
+      return "unreachable";
+    }
+    const language = await deps.languageOf(order.userId);
+    const view: View = { t: deps.translator.t(language), locale: intlLocale(language) };
+    // A quote that expired before the user confirmed it never got a status card: its quote card says so, silently.
+    const unconfirmedExpiry = order.stage === "expired" && !order.confirmedAt;
+    try {
+      if (unconfirmedExpiry) await notifier.showQuoteExpired(order, view);
+      else order = await notifier.showStatus(order, view);
+      for (const entry of entries) {
+        if (entry.notify && !(entry.stage === "expired" && unconfirmedExpiry)) {
+          await notifier.notify(order, entry.stage, view);
+        }
+        if (entry.notify && entry.stage === "failed") await queueAlert(failureAlert(order, entry), entry);
+        await outbox.advance(orderId, entry.seq);
+      }
+    } catch (error) {
+      if (!(error instanceof UnreachableUserError)) throw error;
+      // Blocked or gone: record it, tell ops once, and do not retry (retrying a 403 only burns the rate limit).
+      logger.info({ orderId, userId: order.userId }, "user unreachable; notifications dropped");
+      await store.users.update(order.userId, { unreachable: true });
+      await queueAlert(
+        {
+          type: "user_unreachable",
+          userId: order.userId,
+          orderId,
+          description: error.description,
+          at: new Date().toISOString(),
+        },
+        last,
+      );
+      await outbox.advance(orderId, last.seq);
+      return "unreachable";
+    }
+    return "delivered";
+  }
+
+  /** Alerts are jobs of their own (retried if the hook fails); the id makes a repeated delivery add it once. */
+  async function queueAlert(alert: OpsAlert, entry: OutboxEntry): Promise<void> {
+    if (!deps.onAlert) return;
+    const orderId = ("orderId" in alert ? alert.orderId : "none").replace(/[^A-Za-z0-9_-]/g, "_");
+    await deps.deliveries.add(
+      "alert",
+      { kind: "alert", alert },
+      { jobId: `alert-${alert.type}-${orderId}-${entry.seq}` },
+    );
+  }
+
+  return process;
+}
+
+function failureAlert(
+  order: {
+    orderId: string;
+    userId: number;
+    kind: "payout" | "buy";
+    corridor: string;
+    failureReason?: string;
+  },
+  entry: OutboxEntry,
+): OpsAlert {
+  return {
+    type: "order_failed",
+    orderId: order.orderId,
+    userId: order.userId,
+    kind: order.kind,
+    corridor: order.corridor,
+    ...(order.failureReason ? { failureReason: order.failureReason } : {}),
+    ...(entry.from ? { previousStage: entry.from } : {}),
+    at: entry.at,
+  };
+}

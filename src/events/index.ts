@@ -1,0 +1,246 @@
+import { type Job, Worker } from "bullmq";
+import type { Api } from "grammy";
+import type { Redis } from "ioredis";
+import { parseWebhookEvent } from "../api/index.ts";
+import type { RawRequestHandler, ReadinessCheck } from "../http/server.ts";
+import type { LanguageCode, Translator } from "../i18n/index.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Store } from "../store/index.ts";
+import { EventDeduper } from "./dedupe.ts";
+import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
+import { createIngestProcessor, type IngestJobData } from "./ingest.ts";
+import { Notifier } from "./notifier.ts";
+import { Outbox } from "./outbox.ts";
+import {
+  createQueues,
+  type DeadLetter,
+  listDeadLetters,
+  queueCounts,
+  type RetryOverrides,
+  replayDeadLetter,
+} from "./queue.ts";
+import { createWebhookReceiver } from "./receiver.ts";
+import {
+  type CheckOutcome,
+  createReconciler,
+  DEFAULT_RECONCILER_OPTIONS,
+  type ReconcilerOptions,
+} from "./reconciler.ts";
+import type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
+
+export { dedupeIdentity } from "./dedupe.ts";
+export { QUEUE_NAMES } from "./keys.ts";
+export { UnreachableUserError } from "./notifier.ts";
+export type { DeadLetter } from "./queue.ts";
+export { ensureWebhookRegistered, type RegistrationAction } from "./registration.ts";
+export { checkWebhookSignature, signWebhookBody } from "./signature.ts";
+export type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
+
+export interface EventsPipelineDeps {
+  redis: Redis;
+  logger: Logger;
+  store: Store;
+  api: EventsPayoutApi;
+  /** grammY Api with auto-retry and the throttler installed (bursts are delivered late, never dropped). */
+  telegram: Api;
+  translator: Translator;
+  /** The owner's language: chosen → Telegram's → account default → en. */
+  languageOf: (userId: number) => Promise<LanguageCode>;
+  metrics?: Metrics;
+  webhookSecret?: string;
+  allowUnsigned?: boolean;
+  onAlert?: (alert: OpsAlert) => unknown;
+  onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
+  /** Reconciler tick period (default 7 s). */
+  reconcileEveryMs?: number;
+  reconciler?: Partial<ReconcilerOptions>;
+  /** After a non-final transition the reconciler re-checks the order this much later (default 60 s). */
+  followUpMs?: number;
+  /** Parallel deliveries per process (different orders; one order is always one at a time). Default 16. */
+  deliveryConcurrency?: number;
+  /** Retry policy overrides per queue (defaults: ingest 8 attempts from 1 s, deliveries 10 from 2 s). */
+  retries?: Partial<Record<"ingest" | "deliveries", RetryOverrides>>;
+  /** BullMQ key prefix (default "bull"). */
+  queuePrefix?: string;
+  /** Clock for expiry and reconciler scheduling (tests move it forward). */
+  now?: () => number;
+  /** How long stop() waits for jobs in flight before forcing the workers closed. Default 10 s. */
+  stopGraceMs?: number;
+}
+
+export interface EventsPipeline {
+  /** POST /webhooks/payout handler for createHttpServer({ payoutWebhook }). Works before start(). */
+  webhookHandler: RawRequestHandler;
+  /** Redis and queue reachability for /readyz (app.ts adds the payout API ping). */
+  readiness: ReadinessCheck[];
+  start(): Promise<void>;
+  /** Graceful: stop taking jobs, finish the ones in flight, close workers, queues and connections. */
+  stop(): Promise<void>;
+  deadLetters: { list(limit?: number): Promise<DeadLetter[]>; replay(id: string): Promise<boolean> };
+  /** Job counts by queue and state. */
+  stats(): Promise<Record<string, Record<string, number>>>;
+  /** Check one order against the API now (an ops "re-check" button); missed transitions go the usual way. */
+  recheckOrder(orderId: string): Promise<CheckOutcome | "unknown_order">;
+}
+
+export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
+  const logger = deps.logger.child({ module: "events" });
+  const now = deps.now ?? Date.now;
+  const prefix = deps.queuePrefix ?? "bull";
+  // BullMQ needs maxRetriesPerRequest: null and no ioredis keyPrefix (it has its own `prefix`).
+  const connection = deps.redis.duplicate({ maxRetriesPerRequest: null, keyPrefix: undefined });
+  connection.on("error", (error) => logger.warn({ err: error }, "queue redis connection error"));
+  const queues = createQueues(connection, prefix, deps.retries);
+  const outbox = new Outbox(deps.redis);
+  const unregisterQueueSource = deps.metrics?.setQueueSource(() => queueCounts(queues));
+
+  const webhookHandler = createWebhookReceiver({
+    secret: deps.webhookSecret,
+    allowUnsigned: deps.allowUnsigned ?? false,
+    parseEvent: (json) => {
+      const parsed = parseWebhookEvent(json);
+      return parsed.ok ? parsed.event : undefined;
+    },
+    deduper: new EventDeduper(deps.redis),
+    ingest: queues.ingest,
+    logger,
+    metrics: deps.metrics,
+  });
+
+  const reconciler = createReconciler({
+    redis: deps.redis,
+    store: deps.store,
+    api: deps.api,
+    ingest: queues.ingest,
+    logger,
+    metrics: deps.metrics,
+    now,
+    options: { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler },
+  });
+
+  let workers: Worker[] = [];
+  let stopped = false;
+
+  function onFailed(queueName: string) {
+    return (job: Job | undefined, error: Error) => {
+      if (!job) return;
+      const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1);
+      logger.warn(
+        { err: error, queue: queueName, jobId: job.id, attempts: job.attemptsMade, exhausted },
+        "job failed",
+      );
+      if (!exhausted || queueName === queues.reconcile.name) return;
+      Promise.resolve(
+        deps.onAlert?.({
+          type: "dead_letter",
+          queue: queueName,
+          jobId: String(job.id),
+          name: job.name,
+          reason: error.message,
+          attempts: job.attemptsMade,
+          at: new Date().toISOString(),
+        }),
+      ).catch((alertError: unknown) => logger.error({ err: alertError }, "onAlert failed"));
+    };
+  }
+
+  return {
+    webhookHandler,
+    readiness: [
+      { name: "redis", check: () => deps.redis.ping() },
+      { name: "queue", check: () => queues.ingest.getJobCounts("waiting") },
+    ],
+
+    async start() {
+      if (workers.length > 0) return;
+      if (stopped) throw new Error("events pipeline was stopped; create a new one");
+      // One event at a time across every process: each order's events are applied in arrival order.
+      await queues.ingest.setGlobalConcurrency(1);
+      await queues.reconcile.setGlobalConcurrency(1);
+      await queues.reconcile.upsertJobScheduler(
+        "reconcile-tick",
+        { every: deps.reconcileEveryMs ?? 7_000 },
+        { name: "tick", opts: { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } } },
+      );
+      const notifier = new Notifier({
+        telegram: deps.telegram,
+        store: deps.store,
+        logger,
+        metrics: deps.metrics,
+      });
+      const ingest = createIngestProcessor({
+        redis: deps.redis,
+        store: deps.store,
+        outbox,
+        deliveries: queues.deliveries,
+        api: deps.api,
+        logger,
+        now,
+        followUpMs: deps.followUpMs ?? 60_000,
+        paymentLinkHook: !!deps.onPaymentLinkEvent,
+      });
+      const deliver = createDeliveryProcessor({
+        redis: deps.redis,
+        store: deps.store,
+        outbox,
+        notifier,
+        deliveries: queues.deliveries,
+        translator: deps.translator,
+        languageOf: deps.languageOf,
+        logger,
+        onAlert: deps.onAlert,
+        onPaymentLinkEvent: deps.onPaymentLinkEvent,
+      });
+      const common = { connection, prefix, autorun: true } as const;
+      workers = [
+        new Worker<IngestJobData>(queues.ingest.name, ingest, { ...common, concurrency: 1 }),
+        new Worker<DeliveryJobData>(queues.deliveries.name, deliver, {
+          ...common,
+          concurrency: deps.deliveryConcurrency ?? 16,
+        }),
+        new Worker(queues.reconcile.name, () => reconciler.tick(), { ...common, concurrency: 1 }),
+      ];
+      for (const worker of workers) {
+        worker.on("failed", onFailed(worker.name));
+        worker.on("error", (error) => logger.error({ err: error, queue: worker.name }, "worker error"));
+      }
+      await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+      logger.info({ prefix }, "events pipeline started");
+    },
+
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      const grace = deps.stopGraceMs ?? 10_000;
+      await Promise.all(
+        workers.map(async (worker) => {
+          let timer: NodeJS.Timeout | undefined;
+          const forced = new Promise<"timeout">((resolve) => {
+            timer = setTimeout(() => resolve("timeout"), grace);
+          });
+          const result = await Promise.race([worker.close(), forced]);
+          clearTimeout(timer);
+          // A job still running after the grace period is left to the stalled-job check of another process.
+          if (result === "timeout") await worker.close(true);
+        }),
+      );
+      workers = [];
+      await Promise.all(Object.values(queues).map((queue) => queue.close()));
+      await connection.quit().catch(() => connection.disconnect());
+      unregisterQueueSource?.();
+      logger.info("events pipeline stopped");
+    },
+
+    deadLetters: {
+      list: (limit) => listDeadLetters(queues, limit),
+      replay: (id) => replayDeadLetter(queues, id),
+    },
+    stats: () => queueCounts(queues),
+
+    async recheckOrder(orderId) {
+      const order = await deps.store.orders.get(orderId);
+      return order ? reconciler.check(order) : "unknown_order";
+    },
+  };
+}

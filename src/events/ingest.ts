@@ -1,0 +1,171 @@
+import type { Job, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { eventHash, eventOrderId, parseWebhookEvent } from "../api/index.ts";
+import type { Logger } from "../log/logger.ts";
+import { transactionFacts } from "../orders/facts.ts";
+import { transitionFromPaymentEvent } from "../orders/mapping.ts";
+import { isTerminalStage, type OrderRecord, type OrderTransition, type Store } from "../store/index.ts";
+import { eventKeys } from "./keys.ts";
+import type { Outbox } from "./outbox.ts";
+import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";
+
+/**
+ * The ingest step: one queued webhook (or reconciler finding) → the order it belongs to → a monotonic
+ * `transition()` → the notification outbox → a delivery job. It only touches Redis (plus a rare API lookup), so a
+ * single worker at concurrency 1 keeps up with bursts while applying every order's events in arrival order.
+ */
+export type IngestJobData =
+  | { kind: "webhook"; envelope: WebhookEnvelope; receivedAt: string }
+  | {
+      kind: "reconcile";
+      orderId: string;
+      transition: OrderTransition;
+      source: "reconciler";
+      checkedAt: string;
+    };
+
+export type IngestOutcome =
+  | "applied"
+  | "stale"
+  | "no_transition"
+  | "unknown_order"
+  | "payment_link"
+  | "ignored";
+
+export interface IngestDeps {
+  redis: Redis;
+  store: Store;
+  outbox: Outbox;
+  deliveries: Queue;
+  api: EventsPayoutApi;
+  logger: Logger;
+  now: () => number;
+  /** When an order moves but is not finished, the reconciler looks again after this long (a lost later webhook). */
+  followUpMs: number;
+  /** Whether payment-link traffic has a consumer (otherwise it is logged and dropped). */
+  paymentLinkHook: boolean;
+}
+
+const REFERENCE_TTL_SECONDS = 30 * 24 * 3600;
+
+export function createIngestProcessor(deps: IngestDeps) {
+  const { store, logger } = deps;
+
+  async function process(job: Job<IngestJobData>): Promise<IngestOutcome> {
+    const data = job.data;
+    if (data.kind === "reconcile") {
+      return apply(data.orderId, data.transition, "reconciler");
+    }
+    const { event, data: payload } = data.envelope;
+    if (event === "payment_link.settled") return handOver(data.envelope, data.receivedAt);
+    if (event !== "payment.received" && event !== "payment.sent") {
+      logger.info({ event }, "webhook event without order effect");
+      return "ignored";
+    }
+    const order = await resolveOrder(event, payload);
+    if (!order) return handOver(data.envelope, data.receivedAt);
+    const transition = transitionFromPaymentEvent(event, payload, order);
+    if (!transition) return "no_transition";
+    return apply(order.orderId, transition, event);
+  }
+
+  async function apply(orderId: string, transition: OrderTransition, source: string): Promise<IngestOutcome> {
+    const result = await store.orders.transition(orderId, transition);
+    if (!result) {
+      logger.warn({ orderId, source }, "transition for an order we do not have");
+      return "unknown_order";
+    }
+    const { order } = result;
+    // Record even when `changed` is false: a retry after a crash between transition() and here must still
+    // reach the user. The outbox only appends states the user has not been given.
+    await deps.outbox.record(order);
+    if (await deps.outbox.hasPending(orderId)) {
+      await deps.deliveries.add("order", { kind: "order", orderId });
+    }
+    if (result.changed && !isTerminalStage(order.stage) && order.stage !== "awaiting_payment") {
+      await store.orders.rescheduleOpen(orderId, deps.now() + deps.followUpMs);
+      await deps.redis.del(eventKeys.reconcileAttempts(orderId));
+    }
+    logger.debug({ orderId, source, stage: order.stage, changed: result.changed }, "order transition");
+    return result.changed ? "applied" : "stale";
+  }
+
+  /** Find the bot order an event is about: orderId, then hash, then the KES reference, then ask the API. */
+  async function resolveOrder(event: string, payload: unknown): Promise<OrderRecord | undefined> {
+    const facts = transactionFacts(payload);
+    const reference = referenceOf(payload);
+    const parsed = parseWebhookEvent({ event, data: payload });
+    let order = parsed.ok ? await lookup(eventOrderId(parsed.event), eventHash(parsed.event)) : undefined;
+    order ??= await lookup(facts.orderId, facts.hash, facts.settledQuoteId);
+    // The sandbox's KES shape puts the quote hash in `reference`; the real one may use its own reference.
+    if (!order && reference) order = await store.orders.findByHash(reference);
+    if (!order && reference) {
+      const orderId = await deps.redis.get(eventKeys.referenceIndex(reference));
+      if (orderId) order = await store.orders.get(orderId);
+    }
+    if (!order && facts.id) {
+      try {
+        const transactions = await deps.api.getTransactions({ id: facts.id });
+        for (const transaction of transactions) {
+          const found = transactionFacts(transaction);
+          order = await lookup(found.orderId, found.hash, found.settledQuoteId);
+          if (order) break;
+        }
+      } catch (error) {
+        // Not every event is ours (payment-link orders): an unknown transaction is not worth a retry.
+        if (!isNotFound(error)) throw error;
+      }
+    }
+    if (order && reference && event === "payment.received") {
+      await deps.redis.set(eventKeys.referenceIndex(reference), order.orderId, "EX", REFERENCE_TTL_SECONDS);
+    }
+    return order;
+  }
+
+  async function lookup(orderId?: string, hash?: string, quoteId?: string): Promise<OrderRecord | undefined> {
+    return (
+      (orderId ? await store.orders.get(orderId) : undefined) ??
+      (hash ? await store.orders.findByHash(hash) : undefined) ??
+      (quoteId ? await store.orders.findByQuoteId(quoteId) : undefined)
+    );
+  }
+
+  /** Payment-link traffic (and payment events for orders the bot did not create) go to the merchant hook. */
+  async function handOver(envelope: WebhookEnvelope, receivedAt: string): Promise<IngestOutcome> {
+    if (!deps.paymentLinkHook) {
+      logger.info({ event: envelope.event }, "webhook for an order the bot does not know");
+      return envelope.event === "payment_link.settled" ? "payment_link" : "unknown_order";
+    }
+    const facts = transactionFacts(
+      envelope.event === "payment_link.settled"
+        ? (envelope.data as { transaction?: unknown } | undefined)?.transaction
+        : envelope.data,
+    );
+    const handed: PaymentLinkEvent = {
+      event: envelope.event,
+      data: envelope.data,
+      receivedAt,
+      ...(facts.orderId ? { orderId: facts.orderId } : {}),
+      ...(facts.hash ? { hash: facts.hash } : {}),
+    };
+    await deps.deliveries.add("payment-link", { kind: "payment-link", event: handed });
+    return "payment_link";
+  }
+
+  return process;
+}
+
+/** KES spec shape: `metadata.reference` on both events, the only link from payment.sent back to the order. */
+function referenceOf(payload: unknown): string | undefined {
+  if (typeof payload !== "object" || payload === null) return undefined;
+  const metadata = (payload as { metadata?: unknown }).metadata;
+  if (typeof metadata !== "object" || metadata === null) return undefined;
+  const reference = (metadata as { reference?: unknown }).reference;
+  return typeof reference === "string" && reference.trim() !== "" ? reference.trim() : undefined;
+}
+
+export function isNotFound(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { kind, status } = error as { kind?: unknown; status?: unknown };
+  return kind === "not_found" || status === 404;
+}

@@ -1,0 +1,108 @@
+import type { Queue } from "bullmq";
+import type { HandlerResponse, RawRequest, RawRequestHandler } from "../http/server.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Metrics, WebhookOutcome } from "../metrics.ts";
+import { dedupeDigest, dedupeIdentity, type EventDeduper } from "./dedupe.ts";
+import type { IngestJobData } from "./ingest.ts";
+import { checkWebhookSignature } from "./signature.ts";
+
+/**
+ * POST /webhooks/payout. Verify the signature over the raw bytes, validate the shape, drop repeats, queue durably,
+ * answer 200 — all before any slow work, so the sender gets its answer well inside its 5 s.
+ *   forged or unsigned → 401, malformed → 400, and nothing is queued; ping → 200; duplicate → 200.
+ * A ping is answered before the signature check (the provider pings on registration, notes 11); it does nothing.
+ */
+export interface ReceiverDeps {
+  /** Registered webhook secret; without one only `allowUnsigned` lets events in. */
+  secret: string | undefined;
+  /** Sandbox/local only: accept deliveries that carry no signature at all (a wrong signature is still refused). */
+  allowUnsigned: boolean;
+  /** Validates an envelope; throws (or returns nothing) when the shape is not a webhook event. */
+  parseEvent: (json: unknown) => { event: string } | undefined | null;
+  deduper: EventDeduper;
+  ingest: Queue;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+const KNOWN_EVENTS = new Set(["ping", "payment.received", "payment.sent", "payment_link.settled"]);
+
+export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
+  const { logger } = deps;
+  const count = (event: string, outcome: WebhookOutcome) =>
+    deps.metrics?.webhookEvents.inc({ event: KNOWN_EVENTS.has(event) ? event : "other", outcome });
+  const answer = (status: number, body: Record<string, unknown>): HandlerResponse => ({ status, body });
+
+  return async ({ rawBody, headers }: RawRequest): Promise<HandlerResponse> => {
+    let json: unknown;
+    try {
+      json = JSON.parse(rawBody.toString("utf8"));
+    } catch {
+      json = undefined;
+    }
+    const envelope = asEnvelope(json);
+    if (envelope?.event === "ping") {
+      count("ping", "accepted");
+      return answer(200, { status: "ok" });
+    }
+
+    const signature = checkWebhookSignature(rawBody, headers, deps.secret);
+    const trusted = signature === "valid" || (signature === "missing" && deps.allowUnsigned);
+    if (!trusted) {
+      count(envelope?.event ?? "unknown", "forged");
+      logger.warn({ signature, event: envelope?.event }, "webhook refused: bad or missing signature");
+      return answer(401, { status: "error", message: "invalid signature" });
+    }
+
+    if (!envelope || !isValid(deps.parseEvent, json)) {
+      count(envelope?.event ?? "unknown", "malformed");
+      logger.warn({ event: envelope?.event, bytes: rawBody.length }, "webhook refused: malformed");
+      return answer(400, { status: "error", message: "malformed event" });
+    }
+    if (!KNOWN_EVENTS.has(envelope.event)) {
+      // A well-formed event we do not handle yet: acknowledge so the sender does not retry it forever.
+      count(envelope.event, "ignored");
+      logger.info({ event: envelope.event }, "webhook event type not handled");
+      return answer(200, { status: "ignored" });
+    }
+
+    const identity = dedupeIdentity(envelope.event, envelope.data);
+    const digest = identity ? dedupeDigest(identity) : undefined;
+    if (digest && !(await deps.deduper.claim(digest))) {
+      count(envelope.event, "duplicate");
+      return answer(200, { status: "duplicate" });
+    }
+    const job: IngestJobData = {
+      kind: "webhook",
+      envelope: { event: envelope.event, data: envelope.data },
+      receivedAt: new Date().toISOString(),
+    };
+    try {
+      await deps.ingest.add("webhook", job, digest ? { jobId: `wh-${digest}` } : {});
+    } catch (error) {
+      // Not queued: forget the claim and let the sender retry (a 5xx is what makes it retry).
+      if (digest) await deps.deduper.release(digest).catch(() => undefined);
+      count(envelope.event, "error");
+      logger.error({ err: error, event: envelope.event }, "webhook could not be queued");
+      return answer(503, { status: "error", message: "temporarily unavailable" });
+    }
+    count(envelope.event, "accepted");
+    return answer(200, { status: "ok" });
+  };
+}
+
+function asEnvelope(json: unknown): { event: string; data: unknown } | undefined {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return undefined;
+  const { event, data } = json as { event?: unknown; data?: unknown };
+  if (typeof event !== "string" || event === "" || typeof data !== "object" || data === null)
+    return undefined;
+  return { event, data };
+}
+
+function isValid(parse: ReceiverDeps["parseEvent"], json: unknown): boolean {
+  try {
+    return !!parse(json);
+  } catch {
+    return false;
+  }
+}

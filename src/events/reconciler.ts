@@ -1,0 +1,130 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "../log/logger.ts";
+import type { Metrics } from "../metrics.ts";
+import { transitionFromApiState, wouldChange } from "../orders/mapping.ts";
+import type { OrderRecord, Store } from "../store/index.ts";
+import { isNotFound } from "./ingest.ts";
+import { eventKeys } from "./keys.ts";
+import type { EventsPayoutApi } from "./types.ts";
+
+/**
+ * The reconciler: a repeatable tick takes the open orders that are due (`orders:open` scores are "next check"
+ * times, first the quote expiry), asks the API what really happened (GET /order, GET /transaction?orderId=) and
+ * queues any missed transition on the ingest queue — the same transition + outbox + delivery path as webhooks, so
+ * a lost webhook ends exactly like a delivered one. Still-open orders are pushed back with exponential backoff.
+ */
+export interface ReconcilerOptions {
+  /** Orders checked per tick. */
+  batchSize: number;
+  /** First re-check delay; doubles per check up to maxBackoffMs. */
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  /** An unpaid order counts as expired this long after its expiry (clock skew, a payment in flight). */
+  expiryGraceMs: number;
+}
+
+export const DEFAULT_RECONCILER_OPTIONS: ReconcilerOptions = {
+  batchSize: 50,
+  baseBackoffMs: 15_000,
+  maxBackoffMs: 10 * 60_000,
+  expiryGraceMs: 30_000,
+};
+
+export interface ReconcilerDeps {
+  redis: Redis;
+  store: Store;
+  api: EventsPayoutApi;
+  ingest: Queue;
+  logger: Logger;
+  metrics?: Metrics;
+  now: () => number;
+  options: ReconcilerOptions;
+}
+
+export type CheckOutcome = "queued" | "unchanged" | "api_unavailable";
+
+export interface TickResult {
+  checked: number;
+  queued: number;
+  unavailable: number;
+}
+
+export function createReconciler(deps: ReconcilerDeps) {
+  const { store, api, logger, options } = deps;
+
+  async function tick(): Promise<TickResult> {
+    const due = await store.orders.openOrdersDue(deps.now(), options.batchSize);
+    const result: TickResult = { checked: 0, queued: 0, unavailable: 0 };
+    for (const order of due) {
+      const outcome = await check(order);
+      result.checked += 1;
+      if (outcome === "queued") result.queued += 1;
+      if (outcome === "api_unavailable") result.unavailable += 1;
+    }
+    if (result.checked > 0) logger.debug(result, "reconciler tick");
+    return result;
+  }
+
+  /** Check one order against the API now (also what an ops "re-check" button calls). */
+  async function check(order: OrderRecord): Promise<CheckOutcome> {
+    let outcome: CheckOutcome = "unchanged";
+    try {
+      const [apiOrder, transactions] = await Promise.all([
+        api.getOrder(order.orderId).catch(notFoundAs(undefined)),
+        api.getTransactions({ orderId: order.orderId }).catch(notFoundAs([] as unknown[])),
+      ]);
+      const transition = transitionFromApiState({
+        order,
+        apiOrder,
+        transactions,
+        now: deps.now(),
+        expiryGraceMs: options.expiryGraceMs,
+      });
+      if (transition && wouldChange(order, transition)) {
+        await deps.ingest.add("reconcile", {
+          kind: "reconcile",
+          orderId: order.orderId,
+          transition,
+          source: "reconciler",
+          checkedAt: new Date(deps.now()).toISOString(),
+        });
+        logger.info(
+          { orderId: order.orderId, stage: transition.stage },
+          "reconciler found a missed transition",
+        );
+        outcome = "queued";
+      }
+    } catch (error) {
+      // API unreachable (or failing): never decide on a guess, look again later.
+      const kind = (error as { kind?: unknown }).kind;
+      deps.metrics?.payoutApiErrors.inc({ kind: typeof kind === "string" ? kind : "unknown" });
+      logger.warn({ err: error, orderId: order.orderId }, "reconciler could not check order");
+      outcome = "api_unavailable";
+    }
+    await reschedule(order);
+    return outcome;
+  }
+
+  async function reschedule(order: OrderRecord): Promise<void> {
+    const attempts = await deps.redis.incr(eventKeys.reconcileAttempts(order.orderId));
+    await deps.redis.expire(eventKeys.reconcileAttempts(order.orderId), 7 * 24 * 3600);
+    const now = deps.now();
+    const delay = Math.min(options.baseBackoffMs * 2 ** Math.min(attempts - 1, 20), options.maxBackoffMs);
+    let next = now + delay;
+    const expiry = Date.parse(order.expiresAt) + options.expiryGraceMs + 1_000;
+    // An unpaid order is always looked at right after it expires, so the "expired" edit is not late.
+    if (order.stage === "awaiting_payment" && expiry > now) next = Math.min(next, expiry);
+    // ZADD XX inside: an order that became terminal meanwhile has left the set and stays out.
+    await store.orders.rescheduleOpen(order.orderId, next);
+  }
+
+  return { tick, check };
+}
+
+function notFoundAs<T>(value: T) {
+  return (error: unknown): T => {
+    if (isNotFound(error)) return value;
+    throw error;
+  };
+}

@@ -1,0 +1,2 @@
+export * from "./body.ts";
+export * from "./server.ts";

@@ -1,0 +1,224 @@
+import { timingSafeEqual } from "node:crypto";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
+import type { Logger } from "../log/logger.ts";
+import { BodyTooLargeError, readRawBody } from "./body.ts";
+
+/** What the payout webhook receiver gets: the exact bytes (for the signature) and the headers. */
+export interface RawRequest {
+  rawBody: Buffer;
+  headers: IncomingHttpHeaders;
+}
+export interface HandlerResponse {
+  status: number;
+  body: unknown;
+}
+export type RawRequestHandler = (request: RawRequest) => Promise<HandlerResponse>;
+
+/** grammY's `webhookCallback(bot, "http")` has this shape. */
+export type NodeHttpHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+export interface ReadinessCheck {
+  name: string;
+  /** Resolves when the dependency is usable; rejects (or times out) otherwise. */
+  check: () => Promise<unknown>;
+}
+
+export interface TelegramRoute {
+  handler: NodeHttpHandler;
+  /** Value Telegram sends in X-Telegram-Bot-Api-Secret-Token (set with setWebhook's secret_token). */
+  secretToken: string;
+  /** Default "/webhooks/telegram". */
+  path?: string;
+}
+
+export interface HttpServerOptions {
+  logger: Logger;
+  host?: string;
+  /** 0 picks a free port (tests). */
+  port?: number;
+  payoutWebhook?: RawRequestHandler;
+  /** Default 256 KiB; larger webhook bodies get 413. */
+  webhookBodyLimit?: number;
+  readiness?: ReadinessCheck[];
+  /** Per check; a slow dependency counts as down. Default 2 s. */
+  readinessTimeoutMs?: number;
+  metrics?: Registry;
+  telegram?: TelegramRoute;
+}
+
+export interface HttpServer {
+  readonly server: Server;
+  start(): Promise<{ port: number; url: string }>;
+  /** Stop accepting, let in-flight requests finish for up to `graceMs`, then close what is left. */
+  stop(graceMs?: number): Promise<void>;
+  /** The lead wires the bot here in webhook mode (may be set after start). */
+  setTelegramRoute(route: TelegramRoute | undefined): void;
+  addReadinessCheck(check: ReadinessCheck): void;
+}
+
+export const PAYOUT_WEBHOOK_PATH = "/webhooks/payout";
+export const DEFAULT_TELEGRAM_PATH = "/webhooks/telegram";
+const DEFAULT_BODY_LIMIT = 256 * 1024;
+
+/** The process's one HTTP server: payout webhooks, Telegram updates (webhook mode), health and metrics. */
+export function createHttpServer(options: HttpServerOptions): HttpServer {
+  const { logger } = options;
+  const bodyLimit = options.webhookBodyLimit ?? DEFAULT_BODY_LIMIT;
+  const readiness = [...(options.readiness ?? [])];
+  let telegram = options.telegram;
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      logger.error({ err: error, path: pathOf(req) }, "http handler failed");
+      if (!res.headersSent) sendJson(res, 500, { status: "error" });
+      else res.destroy();
+    });
+  });
+  // Slow clients must not hold sockets forever; webhook senders are expected to answer within seconds.
+  server.requestTimeout = 15_000;
+  server.headersTimeout = 10_000;
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = pathOf(req);
+    const method = req.method ?? "GET";
+    if (path === PAYOUT_WEBHOOK_PATH) {
+      if (method !== "POST") return methodNotAllowed(res, "POST");
+      if (!options.payoutWebhook) return sendJson(res, 404, { status: "error", message: "not found" });
+      let rawBody: Buffer;
+      try {
+        rawBody = await readRawBody(req, bodyLimit);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) {
+          res.setHeader("connection", "close");
+          return sendJson(res, 413, { status: "error", message: "payload too large" });
+        }
+        throw error;
+      }
+      const answer = await options.payoutWebhook({ rawBody, headers: req.headers });
+      return sendJson(res, answer.status, answer.body);
+    }
+    if (telegram && path === (telegram.path ?? DEFAULT_TELEGRAM_PATH)) {
+      if (method !== "POST") return methodNotAllowed(res, "POST");
+      if (!secretMatches(req.headers["x-telegram-bot-api-secret-token"], telegram.secretToken)) {
+        return sendJson(res, 401, { status: "error", message: "unauthorized" });
+      }
+      await telegram.handler(req, res);
+      return;
+    }
+    if (path === "/healthz" && method === "GET") return sendJson(res, 200, { status: "ok" });
+    if (path === "/readyz" && method === "GET") return ready(res);
+    if (path === "/metrics" && method === "GET" && options.metrics) {
+      const body = await options.metrics.metrics();
+      res.writeHead(200, { "content-type": options.metrics.contentType });
+      res.end(body);
+      return;
+    }
+    sendJson(res, 404, { status: "error", message: "not found" });
+  }
+
+  async function ready(res: ServerResponse): Promise<void> {
+    const timeoutMs = options.readinessTimeoutMs ?? 2_000;
+    const results = await Promise.all(
+      readiness.map(async ({ name, check }) => {
+        try {
+          await withTimeout(check(), timeoutMs);
+          return [name, "ok"] as const;
+        } catch (error) {
+          // The message may carry a URL or an upstream error: keep it short and log the detail instead.
+          logger.warn({ err: error, check: name }, "readiness check failed");
+          return [name, error instanceof TimeoutError ? "timeout" : "error"] as const;
+        }
+      }),
+    );
+    const healthy = results.every(([, state]) => state === "ok");
+    sendJson(res, healthy ? 200 : 503, {
+      status: healthy ? "ok" : "unavailable",
+      checks: Object.fromEntries(results),
+    });
+  }
+
+  return {
+    server,
+    async start() {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+      const address = server.address() as AddressInfo;
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
+      logger.info({ port: address.port }, "http server listening");
+      return { port: address.port, url };
+    },
+    async stop(graceMs = 5_000) {
+      if (!server.listening) return;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      timer.unref();
+      await closed;
+      clearTimeout(timer);
+    },
+    setTelegramRoute(next) {
+      telegram = next;
+    },
+    addReadinessCheck(check) {
+      readiness.push(check);
+    },
+  };
+}
+
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? "/";
+  const end = url.indexOf("?");
+  return end === -1 ? url : url.slice(0, end);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const payload = JSON.stringify(body ?? {});
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}
+
+function methodNotAllowed(res: ServerResponse, allow: string): void {
+  res.setHeader("allow", allow);
+  sendJson(res, 405, { status: "error", message: "method not allowed" });
+}
+
+/** Constant-time comparison so the secret cannot be guessed byte by byte from response times. */
+export function secretMatches(received: string | string[] | undefined, expected: string): boolean {
+  if (typeof received !== "string" || expected.length === 0) return false;
+  const a = Buffer.from(received);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+class TimeoutError extends Error {}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new TimeoutError(`timed out after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

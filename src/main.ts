@@ -1,0 +1,133 @@
+import { mkdirSync } from "node:fs";
+import { Redis } from "ioredis";
+import pino from "pino";
+import { type App, createApp } from "./app.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { attachTerminal, startLocalTelegram } from "./local/launch.ts";
+import { redisServerAvailable, startPrivateRedis } from "./local/redis-server.ts";
+import type { TelegramEmulator } from "./local/telegram-emulator/index.ts";
+import { createLogger, type Logger } from "./log/logger.ts";
+import { DEFAULT_WEBHOOK_SECRET, type Sandbox, startSandbox } from "./sandbox/index.ts";
+
+/** Process wiring only: config → logger → redis → payout API (or embedded sandbox) → bot → HTTP → shutdown. */
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = config.localMode
+    ? // The terminal is the chat in local mode: logs go to a file instead.
+      localLogger(config)
+    : createLogger({ level: config.log.level, pretty: config.log.pretty, name: "payout-bot" });
+  const cleanups: Array<() => Promise<unknown>> = [];
+
+  const redisUrl = await resolveRedis(config, logger, cleanups);
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  cleanups.unshift(() => redis.quit());
+
+  let sandbox: Sandbox | undefined;
+  let payout = {
+    baseUrl: config.payout.baseUrl ?? "",
+    apiKey: config.payout.apiKey ?? "",
+    webhookSecret: config.payout.webhookSecret,
+  };
+  if (config.payout.embeddedSandbox) {
+    sandbox = await startSandbox({
+      port: 0,
+      webhookSecret: config.payout.webhookSecret ?? DEFAULT_WEBHOOK_SECRET,
+      logger,
+    });
+    cleanups.unshift(() => sandbox!.close());
+    payout = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret };
+    logger.warn(
+      { baseUrl: sandbox.baseUrl },
+      "no PAYOUT_API_BASE_URL: using the embedded payout sandbox (no real money)",
+    );
+  }
+
+  let emulator: TelegramEmulator | undefined;
+  let runtimeConfig: Config = config;
+  if (config.localMode) {
+    emulator = await startLocalTelegram();
+    cleanups.unshift(() => emulator!.close());
+    runtimeConfig = {
+      ...config,
+      telegram: { ...config.telegram, token: emulator.token, apiRoot: emulator.apiRoot, mode: "polling" },
+      // A free loopback port unless PORT was given: nothing outside this machine needs to reach us.
+      http: { ...config.http, host: "127.0.0.1", port: process.env.PORT ? config.http.port : 0 },
+    };
+  }
+
+  const app: App = await createApp({
+    config: runtimeConfig,
+    logger,
+    redis,
+    payout,
+    telegram: { token: runtimeConfig.telegram.token! },
+    publicUrl: sandbox ? "self" : config.http.publicUrl,
+  });
+
+  let shuttingDown = false;
+  const shutdown = async (reason: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ reason }, "shutting down");
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    try {
+      await app.stop();
+      for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+    } finally {
+      clearTimeout(force);
+      process.exit(0);
+    }
+  };
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+
+  await app.start();
+  if (emulator) {
+    attachTerminal({ app, emulator, sandbox, onQuit: () => shutdown("quit") });
+  }
+}
+
+function readConfig(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\nSee .env.example for every variable.\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+function localLogger(config: Config): Logger {
+  mkdirSync(".tmp", { recursive: true });
+  const destination = pino.destination({ dest: ".tmp/local.log", mkdir: true, sync: false });
+  process.stderr.write("Local mode: logs are written to .tmp/local.log\n");
+  return createLogger({ level: config.log.level, pretty: false, name: "payout-bot", destination });
+}
+
+/** REDIS_URL when set; otherwise a private redis-server when one is installed. */
+async function resolveRedis(
+  config: Config,
+  logger: Logger,
+  cleanups: Array<() => Promise<unknown>>,
+): Promise<string> {
+  if (config.redisUrl) return config.redisUrl;
+  if (!redisServerAvailable()) {
+    process.stderr.write(
+      "No REDIS_URL and no redis-server on this machine.\n" +
+        "Install Redis (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis) or set REDIS_URL.\n",
+    );
+    process.exit(1);
+  }
+  const privateRedis = await startPrivateRedis();
+  cleanups.push(() => privateRedis.stop());
+  logger.warn({ port: privateRedis.port }, "no REDIS_URL: started a private redis-server (data is not kept)");
+  return privateRedis.url;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Fatal: ${(error as Error)?.stack ?? String(error)}\n`);
+  process.exit(1);
+});

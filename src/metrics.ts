@@ -1,0 +1,126 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/**
+ * The process's Prometheus metrics. One registry per process (tests create their own), served by GET /metrics.
+ * The bot increments `updatesHandled` / `handlerLatency`; the events pipeline owns the rest and registers the
+ * sources the gauges read at scrape time.
+ */
+export type WebhookOutcome = "accepted" | "duplicate" | "forged" | "malformed" | "ignored" | "error";
+
+/** Job counts of one queue, read at scrape time. */
+export type QueueCountsSource = () => Promise<Record<string, Record<string, number>>>;
+
+export interface Metrics {
+  registry: Registry;
+  updatesHandled: Counter<"type">;
+  handlerLatency: Histogram<"type">;
+  webhookEvents: Counter<"event" | "outcome">;
+  /** Notifications delivered to Telegram, by kind (card_edit, card_new, notification, quote_expired). */
+  notifications: Counter<"kind">;
+  telegramErrors: Counter<"method" | "code">;
+  payoutApiErrors: Counter<"kind">;
+  queueDepth: Gauge<"queue" | "state">;
+  deadLetters: Gauge<"queue">;
+  /**
+   * Register where the queue gauges read their numbers (the events pipeline does this on creation). Returns an
+   * unregister function that only clears the source if it is still this one.
+   */
+  setQueueSource(source: QueueCountsSource): () => void;
+}
+
+export function createMetrics(options: { defaultMetrics?: boolean; prefix?: string } = {}): Metrics {
+  const registry = new Registry();
+  const prefix = options.prefix ?? "payoutbot_";
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix });
+  let source: QueueCountsSource | undefined;
+
+  // One scrape reads the counts once and both gauges share it.
+  let pending: Promise<Record<string, Record<string, number>>> | undefined;
+  const readCounts = async () => {
+    if (!source) return {};
+    pending ??= source().finally(() => {
+      pending = undefined;
+    });
+    try {
+      return await pending;
+    } catch {
+      return {};
+    }
+  };
+
+  const queueDepth = new Gauge({
+    name: `${prefix}queue_jobs`,
+    help: "Jobs in the events queues by state (waiting, delayed, active, failed)",
+    labelNames: ["queue", "state"] as const,
+    registers: [registry],
+    async collect() {
+      const counts = await readCounts();
+      this.reset();
+      for (const [queue, states] of Object.entries(counts)) {
+        for (const state of ["waiting", "delayed", "active", "prioritized"] as const) {
+          this.set({ queue, state }, states[state] ?? 0);
+        }
+      }
+    },
+  });
+  const deadLetters = new Gauge({
+    name: `${prefix}dead_letters`,
+    help: "Jobs that exhausted their retries and wait for ops to replay them",
+    labelNames: ["queue"] as const,
+    registers: [registry],
+    async collect() {
+      const counts = await readCounts();
+      this.reset();
+      for (const [queue, states] of Object.entries(counts)) this.set({ queue }, states.failed ?? 0);
+    },
+  });
+
+  return {
+    registry,
+    updatesHandled: new Counter({
+      name: `${prefix}updates_handled_total`,
+      help: "Telegram updates handled, by update type",
+      labelNames: ["type"] as const,
+      registers: [registry],
+    }),
+    handlerLatency: new Histogram({
+      name: `${prefix}handler_latency_seconds`,
+      help: "Time spent handling one Telegram update",
+      labelNames: ["type"] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    webhookEvents: new Counter({
+      name: `${prefix}webhook_events_total`,
+      help: "Payout API webhook deliveries, by event and outcome",
+      labelNames: ["event", "outcome"] as const,
+      registers: [registry],
+    }),
+    notifications: new Counter({
+      name: `${prefix}notifications_total`,
+      help: "Messages sent or edited for order status changes",
+      labelNames: ["kind"] as const,
+      registers: [registry],
+    }),
+    telegramErrors: new Counter({
+      name: `${prefix}telegram_api_errors_total`,
+      help: "Telegram Bot API errors, by method and error code",
+      labelNames: ["method", "code"] as const,
+      registers: [registry],
+    }),
+    payoutApiErrors: new Counter({
+      name: `${prefix}payout_api_errors_total`,
+      help: "Payout API errors, by kind (network, status code, …)",
+      labelNames: ["kind"] as const,
+      registers: [registry],
+    }),
+    queueDepth,
+    deadLetters,
+    setQueueSource(next) {
+      source = next;
+      return () => {
+        if (source === next) source = undefined;
+      };
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export * from "./callback-data.ts";
+export * from "./facts.ts";
+export * from "./mapping.ts";
+export * from "./status-card.ts";

@@ -1,0 +1,130 @@
+import type { OrderRecord, OrderTransition } from "../store/orders.ts";
+import { payoutReferenceOf, type TransactionFacts, transactionFacts } from "./facts.ts";
+
+/**
+ * How payout-API facts move an order through its stages. Pure functions: the store's `transition()` applies
+ * the result monotonically (a stage never moves back), so feeding it stale or reordered facts is harmless.
+ */
+
+/** On-chain withdrawals succeed after this many confirmations (spec 8). */
+export const REQUIRED_CONFIRMATIONS = 3;
+
+/** failureReason codes stored on failed orders; the status card explains each. */
+export const FAILURE_REASONS = {
+  /** The incoming payment failed: nothing reached the provider. */
+  paymentFailed: "payment_failed",
+  /** The payment arrived but the payout to the recipient failed: the provider holds the funds. */
+  payoutFailed: "payout_failed",
+  /** The API reports the order FAILED without saying which side. */
+  orderFailed: "order_failed",
+} as const;
+
+export type PaymentEventName = "payment.received" | "payment.sent";
+
+/** The transition one `payment.received` / `payment.sent` event implies, or undefined for none. */
+export function transitionFromPaymentEvent(
+  event: PaymentEventName,
+  data: unknown,
+  order: OrderRef,
+): OrderTransition | undefined {
+  const facts = transactionFacts(data);
+  const type = facts.type ?? (event === "payment.received" ? "DEPOSIT" : "WITHDRAWAL");
+  return transitionFromTransaction({ ...facts, type }, order);
+}
+
+/** What the mapping needs to know about the order: its kind, and its quote hash (never a payout reference). */
+export type OrderRef = Pick<OrderRecord, "kind"> & { hash?: string };
+
+/** The transition one transaction implies on its own. */
+export function transitionFromTransaction(
+  facts: TransactionFacts,
+  order: OrderRef,
+): OrderTransition | undefined {
+  const status = facts.status;
+  if (facts.type === "DEPOSIT") {
+    if (status === "SUCCESS" || status === "PAID") return { stage: "payment_received" };
+    if (status === "FAILED") return { stage: "failed", failureReason: FAILURE_REASONS.paymentFailed };
+    return undefined;
+  }
+  if (facts.type !== "WITHDRAWAL") return undefined;
+  const onchain = facts.onchain || order.kind === "buy";
+  if (status === "PENDING") {
+    return {
+      stage: "payout_sent",
+      ...(facts.txid ? { txid: facts.txid } : {}),
+      ...(onchain && facts.txid
+        ? { confirmations: Math.min(facts.confirmations ?? 0, REQUIRED_CONFIRMATIONS - 1) }
+        : {}),
+    };
+  }
+  if (status === "SUCCESS") {
+    const reference = payoutReferenceOf(facts, order.hash);
+    return {
+      stage: "completed",
+      ...(facts.txid ? { txid: facts.txid } : {}),
+      ...(onchain ? { confirmations: Math.max(facts.confirmations ?? 0, REQUIRED_CONFIRMATIONS) } : {}),
+      ...(reference && !onchain ? { payoutReference: reference } : {}),
+    };
+  }
+  if (status === "FAILED") return { stage: "failed", failureReason: FAILURE_REASONS.payoutFailed };
+  return undefined;
+}
+
+export interface ApiOrderView {
+  /** GET /order `status`: PENDING, PAID, EXPIRED, FAILED (open set). */
+  status?: string;
+}
+
+export interface ApiReconcileInput {
+  order: Pick<OrderRecord, "kind" | "stage" | "expiresAt"> & { hash?: string };
+  /** Undefined when the API does not know the order (404). */
+  apiOrder: ApiOrderView | undefined;
+  /** Every transaction of the order (`GET /transaction?orderId=` may return several). */
+  transactions: unknown[];
+  now: number;
+  /** How long past `expiresAt` an unpaid order is still given (clock skew, a payment in flight). */
+  expiryGraceMs?: number;
+}
+
+/**
+ * The furthest stage the API state proves. DEPOSIT and WITHDRAWAL share the order: the order is completed only
+ * when a withdrawal exists and every transaction is SUCCESS; any FAILED transaction fails it.
+ */
+export function transitionFromApiState(input: ApiReconcileInput): OrderTransition | undefined {
+  const facts = input.transactions.map(transactionFacts);
+  const status = input.apiOrder?.status?.toUpperCase();
+
+  const failed = facts.find((tx) => tx.status === "FAILED");
+  if (failed) {
+    const reason = failed.type === "DEPOSIT" ? FAILURE_REASONS.paymentFailed : FAILURE_REASONS.payoutFailed;
+    return { stage: "failed", failureReason: reason };
+  }
+  const withdrawals = facts.filter((tx) => tx.type === "WITHDRAWAL");
+  if (withdrawals.length > 0 && facts.every((tx) => tx.status === "SUCCESS")) {
+    const success = withdrawals[withdrawals.length - 1]!;
+    return transitionFromTransaction(success, input.order);
+  }
+  const pendingWithdrawal = withdrawals.find((tx) => tx.status === "PENDING") ?? withdrawals[0];
+  if (pendingWithdrawal) {
+    return transitionFromTransaction({ ...pendingWithdrawal, status: "PENDING" }, input.order);
+  }
+  if (facts.some((tx) => tx.type === "DEPOSIT" && tx.status === "SUCCESS") || status === "PAID") {
+    return { stage: "payment_received" };
+  }
+  if (status === "FAILED") return { stage: "failed", failureReason: FAILURE_REASONS.orderFailed };
+  if (status === "EXPIRED") return { stage: "expired" };
+  const graceMs = input.expiryGraceMs ?? 30_000;
+  if (input.order.stage === "awaiting_payment" && input.now > Date.parse(input.order.expiresAt) + graceMs) {
+    // The API answered (order unknown or still unpaid) and the quote's time is over: the invoice can no longer
+    // be paid, so the order is expired even if the API never flips it to EXPIRED.
+    return { stage: "expired" };
+  }
+  return undefined;
+}
+
+/** Whether applying `update` to `order` would change anything (skips no-op work before queueing). */
+export function wouldChange(order: OrderRecord, update: OrderTransition): boolean {
+  if (update.stage && update.stage !== order.stage) return true;
+  if (update.confirmations !== undefined && update.confirmations > (order.confirmations ?? -1)) return true;
+  return (["txid", "payoutReference"] as const).some((field) => !!update[field] && !order[field]);
+}

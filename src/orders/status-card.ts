@@ -1,0 +1,182 @@
+import { InlineKeyboard } from "grammy";
+import type { TFunction } from "i18next";
+import { escapeHtml } from "../i18n/index.ts";
+import { formatMoney, isCurrencyCode } from "../money/index.ts";
+import type { OrderRecord, OrderStage } from "../store/orders.ts";
+import { requoteCallbackData } from "./callback-data.ts";
+import { FAILURE_REASONS, REQUIRED_CONFIRMATIONS } from "./mapping.ts";
+
+/**
+ * The one status message per order (Telegram HTML), edited through every stage, plus the short notification
+ * sent as a new message on each stage change so the phone buzzes. All text comes from the "status" namespace;
+ * every value from the API or the user is HTML-escaped here.
+ */
+export interface RenderedCard {
+  text: string;
+  keyboard?: InlineKeyboard;
+}
+
+/** Local time zone of each corridor, for expiry times on the card. */
+const CORRIDOR_TIME_ZONE: Record<OrderRecord["corridor"], string> = {
+  NG: "Africa/Lagos",
+  KE: "Africa/Nairobi",
+  ZA: "Africa/Johannesburg",
+  GH: "Africa/Accra",
+};
+
+export function formatOrderMoney(money: { amount: number; currency: string }, locale: string): string {
+  if (isCurrencyCode(money.currency)) return escapeHtml(formatMoney(money.amount, money.currency, locale));
+  return escapeHtml(`${money.amount} ${money.currency}`);
+}
+
+export function formatExpiryTime(order: Pick<OrderRecord, "expiresAt" | "corridor">, locale: string): string {
+  const date = new Date(order.expiresAt);
+  if (Number.isNaN(date.getTime())) return escapeHtml(order.expiresAt);
+  const options: Intl.DateTimeFormatOptions = {
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZone: CORRIDOR_TIME_ZONE[order.corridor],
+    timeZoneName: "short",
+  };
+  try {
+    return escapeHtml(new Intl.DateTimeFormat(locale, options).format(date));
+  } catch {
+    return escapeHtml(new Intl.DateTimeFormat("en", options).format(date));
+  }
+}
+
+/** Keys that have a `_buy` variant in status.json (buy orders pay naira and receive bitcoin). */
+const BUY_VARIANTS = new Set([
+  "status:detail.awaiting_payment",
+  "status:detail.payment_received",
+  "status:detail.payout_sent",
+  "status:detail.completed",
+  "status:detail.expired",
+  "status:failure.payout_failed",
+  "status:failure.payment_failed",
+  "status:notify.payout_sent",
+  "status:notify.completed",
+]);
+
+function variant(
+  t: TFunction,
+  key: string,
+  order: Pick<OrderRecord, "kind">,
+  values: Record<string, unknown>,
+) {
+  return t(order.kind === "buy" && BUY_VARIANTS.has(key) ? `${key}_buy` : key, values);
+}
+
+function newQuoteKeyboard(order: OrderRecord, t: TFunction): InlineKeyboard {
+  return new InlineKeyboard().text(t("status:button.newQuote"), requoteCallbackData(order.orderId));
+}
+
+function summaryLines(order: OrderRecord, t: TFunction, locale: string): string[] {
+  return [
+    t("status:field.recipient", { recipient: escapeHtml(order.recipientLabel) }),
+    t("status:field.pay", { amount: formatOrderMoney(order.pay, locale) }),
+    t(`status:field.receive.${order.kind}`, { amount: formatOrderMoney(order.receive, locale) }),
+  ];
+}
+
+function onchainLines(order: OrderRecord, t: TFunction): string[] {
+  const lines: string[] = [];
+  if (order.txid) lines.push(t("status:field.txid", { txid: escapeHtml(order.txid) }));
+  if (order.kind === "buy" && (order.txid || order.confirmations !== undefined)) {
+    const confirmations = Math.min(order.confirmations ?? 0, REQUIRED_CONFIRMATIONS);
+    lines.push(t("status:field.confirmations", { count: confirmations, required: REQUIRED_CONFIRMATIONS }));
+  }
+  return lines;
+}
+
+function failureText(order: OrderRecord, t: TFunction, locale: string): string {
+  const reason = order.failureReason ?? FAILURE_REASONS.orderFailed;
+  const known = Object.values(FAILURE_REASONS) as string[];
+  const key = known.includes(reason) ? reason : FAILURE_REASONS.orderFailed;
+  return variant(t, `status:failure.${key}`, order, { amount: formatOrderMoney(order.pay, locale) });
+}
+
+/** The status card for the order's current stage. `locale` is the Intl locale of the owner's language. */
+export function renderStatusCard(order: OrderRecord, t: TFunction, locale: string): RenderedCard {
+  const orderId = escapeHtml(order.orderId);
+  const lines = [t(`status:title.${order.kind}`, { orderId }), ...summaryLines(order, t, locale), ""];
+  const stageKey = order.stage === "payout_sent" && order.kind === "buy" ? "payout_sent_buy" : order.stage;
+  lines.push(t(`status:stage.${stageKey}`));
+  let keyboard: InlineKeyboard | undefined;
+  const time = formatExpiryTime(order, locale);
+  const recipient = escapeHtml(order.recipientLabel);
+  const receive = formatOrderMoney(order.receive, locale);
+
+  switch (order.stage) {
+    case "awaiting_payment":
+      lines.push(variant(t, "status:detail.awaiting_payment", order, { time }));
+      break;
+    case "payment_received":
+      lines.push(variant(t, "status:detail.payment_received", order, {}));
+      break;
+    case "payout_sent":
+      lines.push(variant(t, "status:detail.payout_sent", order, {}), ...onchainLines(order, t));
+      break;
+    case "completed":
+      lines.push(
+        variant(t, "status:detail.completed", order, {
+          amount: receive,
+          recipient,
+          required: REQUIRED_CONFIRMATIONS,
+        }),
+      );
+      lines.push(...onchainLines(order, t));
+      if (order.payoutReference) {
+        lines.push(t("status:field.reference", { reference: escapeHtml(order.payoutReference) }));
+      }
+      break;
+    case "failed":
+      lines.push(failureText(order, t, locale), t("status:detail.support", { orderId }));
+      // A payment that never went through can simply be tried again; held funds need support first.
+      if (order.failureReason === FAILURE_REASONS.paymentFailed && order.kind === "payout") {
+        keyboard = newQuoteKeyboard(order, t);
+      }
+      break;
+    case "expired":
+      lines.push(variant(t, "status:detail.expired", order, { time }));
+      keyboard = newQuoteKeyboard(order, t);
+      break;
+  }
+  return keyboard ? { text: lines.join("\n"), keyboard } : { text: lines.join("\n") };
+}
+
+/** The short "buzz" message for reaching `stage` (defaults to the order's current stage). */
+export function renderNotification(
+  order: OrderRecord,
+  t: TFunction,
+  locale: string,
+  stage: OrderStage = order.stage,
+): string | undefined {
+  const values = {
+    orderId: escapeHtml(order.orderId),
+    amount: formatOrderMoney(order.receive, locale),
+    recipient: escapeHtml(order.recipientLabel),
+  };
+  switch (stage) {
+    case "awaiting_payment":
+      return undefined;
+    case "payment_received":
+    case "payout_sent":
+    case "completed":
+      return variant(t, `status:notify.${stage}`, order, values);
+    case "failed":
+    case "expired":
+      return t(`status:notify.${stage}`, values);
+  }
+}
+
+/** The quote card of a quote that expired before the user confirmed it. */
+export function renderQuoteExpired(order: OrderRecord, t: TFunction, locale: string): RenderedCard {
+  const lines = [
+    t("status:quoteExpired.title", { time: formatExpiryTime(order, locale) }),
+    ...summaryLines(order, t, locale),
+    "",
+    t("status:quoteExpired.body"),
+  ];
+  return { text: lines.join("\n"), keyboard: newQuoteKeyboard(order, t) };
+}

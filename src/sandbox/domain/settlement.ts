@@ -1,0 +1,113 @@
+import type { Core } from "../core.ts";
+import * as ids from "../ids.ts";
+import { payoutShouldFail } from "../schemas/beneficiary.ts";
+import { currencyOf } from "../units.ts";
+import { credit, debit } from "./account.ts";
+import { onLinkOrderPaid, settleLinkOrder } from "./paymentlinks.ts";
+import type { QuoteRecord, TransactionRecord } from "./state.ts";
+import { addTransaction } from "./transactions.ts";
+import { webhookTransaction } from "./views.ts";
+
+export const FAILURE_REASON =
+  "Payout rejected by the beneficiary institution (sandbox rule: identifier ends in 999)";
+
+/**
+ * A quote was paid: record the DEPOSIT (target currency), emit payment.received, and hand back the
+ * payout step, which the HTTP layer runs right after the response is written ("shortly after").
+ */
+export function payIn(core: Core, quote: QuoteRecord): () => void {
+  const now = core.clock.now();
+  const order = core.state.orders.get(quote.orderId);
+  quote.paidAt = now;
+  quote.updatedAt = now;
+  if (order) {
+    order.status = "PAID";
+    order.updatedAt = now;
+  }
+  const currency = currencyOf(quote.targetCurrency);
+  const deposit = addTransaction(core, {
+    ...common(quote),
+    currency,
+    type: "DEPOSIT",
+    status: "SUCCESS",
+    amount: quote.amountInTarget,
+    fees: quote.feesInTarget,
+  });
+  credit(core.state, currency, deposit.amount);
+  core.webhooks.emit("payment.received", webhookTransaction(deposit, quote.hash));
+  if (quote.paymentLinkId) onLinkOrderPaid(core, quote);
+  return () => {
+    if (quote.autopayout && quote.beneficiary) payout(core, quote);
+  };
+}
+
+function common(quote: QuoteRecord) {
+  return {
+    hash: quote.hash,
+    autopayout: quote.autopayout,
+    orderId: quote.orderId,
+    quoteId: quote.id,
+    origin: "quote" as const,
+    beneficiary: quote.beneficiary,
+    paymentMethod: quote.paymentMethod,
+    customerReference: quote.customerReference,
+    customerInternalFee: quote.customerInternalFee,
+    estimatedRoutingFee: quote.estimatedRoutingFee,
+  };
+}
+
+/** The outgoing leg: bank / mobile money (SUCCESS or the 999 FAILED rule), Lightning, or on-chain. */
+export function payout(core: Core, quote: QuoteRecord): TransactionRecord {
+  const beneficiary = quote.beneficiary;
+  if (!beneficiary) throw new Error("payout without beneficiary");
+  const currency = currencyOf(quote.targetCurrency);
+  if (beneficiary.kind === "onchain") {
+    const tx = addTransaction(core, {
+      ...common(quote),
+      currency,
+      type: "WITHDRAWAL",
+      status: "PENDING",
+      amount: quote.amountInTarget,
+      fees: quote.estimatedRoutingFee,
+      onchain: {
+        txid: ids.randomHex(64),
+        speed: quote.speed ?? "medium",
+        confirmations: 0,
+        broadcastAt: core.clock.now(),
+      },
+    });
+    debit(core.state, currency, tx.amount);
+    core.webhooks.emit("payment.sent", webhookTransaction(tx, quote.hash));
+    core.chain.track(tx, () => confirmOnchain(core, tx, quote));
+    return tx;
+  }
+  const fails = payoutShouldFail(beneficiary);
+  const tx = addTransaction(core, {
+    ...common(quote),
+    currency,
+    type: "WITHDRAWAL",
+    status: fails ? "FAILED" : "SUCCESS",
+    amount: quote.amountInTarget,
+    fees: 0,
+    failureReason: fails ? FAILURE_REASON : undefined,
+  });
+  if (fails) {
+    // The received funds stay in the target wallet.
+    const order = core.state.orders.get(quote.orderId);
+    if (order) {
+      order.status = "FAILED";
+      order.updatedAt = core.clock.now();
+    }
+  } else {
+    debit(core.state, currency, tx.amount);
+  }
+  core.webhooks.emit("payment.sent", webhookTransaction(tx, quote.hash));
+  return tx;
+}
+
+function confirmOnchain(core: Core, tx: TransactionRecord, quote: QuoteRecord): void {
+  tx.status = "SUCCESS";
+  tx.updatedAt = core.clock.now();
+  core.webhooks.emit("payment.sent", webhookTransaction(tx, quote.hash));
+  if (quote.paymentLinkId) settleLinkOrder(core, quote, tx);
+}

@@ -1,0 +1,29 @@
+import type { Core } from "../core.ts";
+import { paymentLinkDetails } from "../domain/paymentlinks.ts";
+import type { HandlerResult } from "../http/router.ts";
+import { formatMajor } from "../units.ts";
+
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** A bare stand-in for the hosted checkout page that POST /paymentlink links to. */
+export function checkoutPage(core: Core, id: string): HandlerResult {
+  const link = core.state.paymentLinks.get(id);
+  if (!link) {
+    return {
+      status: 404,
+      raw: { contentType: "text/html; charset=utf-8", text: "<h1>Payment link not found</h1>" },
+    };
+  }
+  const details = paymentLinkDetails(core, link).paymentLinkDetails;
+  const bank = details.BANKTRANSFER;
+  const rows = bank
+    ? `<p>Pay <b>${formatMajor(bank.amount, "NGN")} NGN</b> to ${escapeHtml(bank.ngnBankName)} ` +
+      `${escapeHtml(bank.ngnBankAccountNumber)} (${escapeHtml(bank.ngnAccountName)}) before ${bank.expiresAt}.</p>` +
+      `<p>You receive ${bank.targetAmount} sats on-chain. Order ${escapeHtml(details.paymentLinkOrderId ?? "")}.</p>`
+    : "<p>No open order.</p>";
+  const text =
+    `<!doctype html><meta charset="utf-8"><title>${escapeHtml(link.name)}</title>` +
+    `<h1>${escapeHtml(link.name)}</h1><p>${escapeHtml(link.description)}</p>${rows}` +
+    "<p><small>Mavapay sandbox checkout — simulate the transfer with POST /api/v1/simulation/pay-in.</small></p>";
+  return { raw: { contentType: "text/html; charset=utf-8", text } };
+}

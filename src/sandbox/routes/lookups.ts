@@ -1,0 +1,39 @@
+import type { Core } from "../core.ts";
+import { ZA_BANKS } from "../domain/banks.ts";
+import { checkNameEnquiryRate, lookupName } from "../domain/nameenquiry.ts";
+import { badRequest } from "../http/errors.ts";
+import type { Router } from "../http/router.ts";
+import { API_PREFIX } from "../http/server.ts";
+import { FIATS, type Fiat } from "../units.ts";
+import { ok } from "./helpers.ts";
+
+/** Bank list, name enquiry and spot price. */
+export function registerLookupRoutes(router: Router, core: Core): void {
+  const api = (path: string) => `${API_PREFIX}${path}`;
+
+  // The real service serves this without a key; the spec requires one, so the emulator does too.
+  router.add("GET", api("/bank/bankcode"), "key", (request) => {
+    const country = (request.query.get("country") ?? "").trim().toUpperCase();
+    if (country === "NG") return ok(core.banks.ngn, "all bank codes retrieved successfully");
+    if (country === "ZA") return ok(ZA_BANKS, "all bank codes");
+    throw badRequest("Invalid country code");
+  });
+
+  router.add("GET", api("/bank/name-enquiry"), "key", (request) => {
+    const accountNumber = (request.query.get("accountNumber") ?? "").trim();
+    const bankCode = (request.query.get("bankCode") ?? "").trim();
+    if (!accountNumber) throw badRequest("accountNumber is required");
+    if (!bankCode) throw badRequest("bankCode is required");
+    checkNameEnquiryRate(core);
+    return ok(lookupName(core, accountNumber, bankCode), "Bank account name verified successfully");
+  });
+
+  // Keyless, as in the spec's examples and the real service.
+  router.add("GET", api("/price"), "public", (request) => {
+    const currency = (request.query.get("currency") ?? "").trim().toUpperCase();
+    if (!(FIATS as readonly string[]).includes(currency)) {
+      throw badRequest(`Invalid currency: use one of ${FIATS.join(", ")}`);
+    }
+    return ok(core.pricing.priceView(currency as Fiat, core.clock.now()));
+  });
+}

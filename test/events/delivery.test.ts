@@ -1,0 +1,254 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signWebhookBody } from "../../src/events/index.ts";
+import { chatTexts, eventually, type Harness, type PlacedOrder, settled, startHarness } from "./harness.ts";
+
+let h: Harness;
+
+beforeAll(async () => {
+  // The reconciler's quick follow-up would repair the events these tests withhold on purpose; keep it out of the way.
+  h = await startHarness({ pipeline: { followUpMs: 600_000 } });
+  await h.newPipeline().start();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function post(body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(h.webhookUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
+}
+const signed = (body: string) => ({ "x-mavapay-signature": signWebhookBody(body, h.sandbox.webhookSecret) });
+
+/** Pay with the sandbox's webhooks pointed nowhere and return the exact bodies it tried to send, in order. */
+async function payCapturingWebhooks(placed: PlacedOrder, expected: number): Promise<string[]> {
+  const secret = h.sandbox.webhookSecret;
+  await h.api.updateWebhook({ url: "http://127.0.0.1:9/nowhere", secret });
+  try {
+    await h.pay(placed);
+    const bodies = await eventually(() => {
+      const found = h.sandbox
+        .webhookLog()
+        .filter((record) => record.body.includes(placed.order.hash) && record.duplicateOf === null)
+        .map((record) => record.body);
+      return found.length >= expected ? found : undefined;
+    }, "the sandbox to emit the events");
+    return bodies;
+  } finally {
+    await h.api.updateWebhook({ url: h.webhookUrl, secret });
+  }
+}
+
+const stageOf = async (orderId: string) => (await h.store.orders.get(orderId))?.stage;
+
+describe("exactly once, in order", () => {
+  it("duplicate deliveries (sandbox fault and replays) notify once", async () => {
+    const placed = await h.placeOrder({ corridor: "NG", userId: 3001 });
+    await fetch(`${h.sandbox.origin}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ mode: "duplicate-webhooks", times: 2 }),
+    });
+    await h.pay(placed);
+    await eventually(async () => (await stageOf(placed.order.orderId)) === "completed", "completed");
+    const bodies = h.sandbox
+      .webhookLog()
+      .filter((record) => record.body.includes(placed.order.hash))
+      .map((record) => record.body);
+    expect(bodies.length).toBe(4);
+    for (const body of bodies) {
+      const answer = await post(body, signed(body));
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({ status: "duplicate" });
+    }
+    await settled(h, [placed.order.orderId]);
+    const texts = chatTexts(placed.user);
+    expect(texts).toHaveLength(3);
+    expect(texts[1]).toMatch(/Payment received/);
+    expect(texts[2]).toMatch(/delivered to/);
+  });
+
+  it("payment.sent before payment.received: the card never moves back", async () => {
+    const placed = await h.placeOrder({ corridor: "GH", userId: 3002 });
+    const [received, sent] = await payCapturingWebhooks(placed, 2);
+    expect(received).toContain('"payment.received"');
+    expect(sent).toContain('"payment.sent"');
+    expect((await post(sent!, signed(sent!))).status).toBe(200);
+    await eventually(async () => (await stageOf(placed.order.orderId)) === "completed", "completed");
+    await settled(h, [placed.order.orderId]);
+    expect((await post(received!, signed(received!))).status).toBe(200);
+    await settled(h, [placed.order.orderId]);
+
+    expect(await stageOf(placed.order.orderId)).toBe("completed");
+    const [card, ...notifications] = chatTexts(placed.user);
+    expect(card).toMatch(/Completed/);
+    expect(notifications).toHaveLength(1);
+    expect(notifications[0]).toMatch(/delivered to/);
+  });
+
+  it("forged, unsigned, tampered and malformed webhooks are refused and change nothing", async () => {
+    const placed = await h.placeOrder({ corridor: "NG", userId: 3003 });
+    const [received] = await payCapturingWebhooks(placed, 2);
+    const body = received!;
+    const tampered = body.replace(/"amount":\d+/, '"amount":1');
+    const cases: Array<[string, Record<string, string>, number]> = [
+      [body, {}, 401],
+      [body, { "x-mavapay-signature": "0".repeat(64) }, 401],
+      [body, { "x-mavapay-signature": signWebhookBody(body, "not-the-secret") }, 401],
+      [tampered, signed(body), 401],
+      ["{not json", signed("{not json"), 400],
+      [
+        '{"event":"payment.received","data":{"status":7}}',
+        signed('{"event":"payment.received","data":{"status":7}}'),
+        400,
+      ],
+      ['{"event":"payment.received"}', signed('{"event":"payment.received"}'), 400],
+    ];
+    for (const [payload, headers, status] of cases) {
+      expect((await post(payload, headers)).status, payload.slice(0, 40)).toBe(status);
+    }
+    // The legacy header name is accepted; a ping is answered without further ado.
+    const ping = JSON.stringify({ event: "ping", data: { message: "This is a test webhook event" } });
+    expect((await post(ping)).status).toBe(200);
+    const tooBig = JSON.stringify({ event: "payment.received", data: { pad: "x".repeat(300 * 1024) } });
+    expect((await post(tooBig, signed(tooBig))).status).toBe(413);
+
+    await h.tg.idle({ quietMs: 300 });
+    expect(await stageOf(placed.order.orderId)).toBe("awaiting_payment");
+    expect(chatTexts(placed.user)).toHaveLength(1);
+
+    const legacy = { "x-webhook-signature": signWebhookBody(body, h.sandbox.webhookSecret) };
+    expect((await post(body, legacy)).status).toBe(200);
+    await eventually(async () => (await stageOf(placed.order.orderId)) === "payment_received", "accepted");
+    const { values } = await h.metrics.webhookEvents.get();
+    const total = (outcome: string) =>
+      values.filter((value) => value.labels.outcome === outcome).reduce((sum, value) => sum + value.value, 0);
+    expect(total("forged")).toBe(4);
+    expect(total("malformed")).toBe(3);
+  });
+
+  it("events queued while no worker runs are delivered once by the next process", async () => {
+    const first = await h.placeOrder({ corridor: "ZA", userId: 3004 });
+    const second = await h.placeOrder({ corridor: "KE", userId: 3005 });
+    const [firstReceived, firstSent] = await payCapturingWebhooks(first, 2);
+    const secondBodies = await payCapturingWebhooks(second, 2);
+
+    // The running pipeline takes the first event, then stops (a deploy).
+    expect((await post(firstReceived!, signed(firstReceived!))).status).toBe(200);
+    await eventually(
+      async () => (await stageOf(first.order.orderId)) === "payment_received",
+      "first event applied",
+    );
+    await settled(h, [first.order.orderId]);
+    await h.pipeline.stop();
+
+    // A process that only receives (its workers are not running) queues the rest durably.
+    const receiverOnly = h.newPipeline();
+    for (const body of [firstSent!, ...secondBodies]) {
+      expect((await post(body, signed(body))).status).toBe(200);
+    }
+    expect((await receiverOnly.stats())["payout-events"]?.waiting).toBe(3);
+    expect(chatTexts(first.user)).toHaveLength(2);
+    expect(chatTexts(second.user)).toHaveLength(1);
+    await receiverOnly.stop();
+
+    const next = h.newPipeline();
+    await next.start();
+    await eventually(async () => (await stageOf(second.order.orderId)) === "completed", "second completed");
+    await eventually(async () => (await stageOf(first.order.orderId)) === "completed", "first completed");
+    await settled(h, [first.order.orderId, second.order.orderId]);
+    expect(chatTexts(first.user).slice(1)).toEqual([
+      expect.stringMatching(/Payment received/),
+      expect.stringMatching(/delivered to/),
+    ]);
+    expect(chatTexts(second.user).slice(1)).toEqual([
+      expect.stringMatching(/Payment received/),
+      expect.stringMatching(/delivered to/),
+    ]);
+  });
+
+  it("Telegram 429s delay messages but never drop or repeat them", async () => {
+    const placed = await h.placeOrder({ corridor: "NG", userId: 3006 });
+    const chatId = placed.user.chatId;
+    const sendFault = h.tg.faults.add({
+      method: "sendMessage",
+      chatId,
+      status: 429,
+      retryAfter: 1,
+      times: 2,
+    });
+    const editFault = h.tg.faults.add({
+      method: "editMessageText",
+      chatId,
+      status: 429,
+      retryAfter: 1,
+      times: 1,
+    });
+    await h.pay(placed);
+    await eventually(async () => (await stageOf(placed.order.orderId)) === "completed", "completed");
+    await settled(h, [placed.order.orderId]);
+    expect(sendFault.hits).toBe(2);
+    expect(editFault.hits).toBe(1);
+    const texts = chatTexts(placed.user);
+    expect(texts).toHaveLength(3);
+    expect(texts[0]).toMatch(/Completed/);
+    expect(texts[1]).toMatch(/Payment received/);
+    expect(texts[2]).toMatch(/delivered to/);
+  });
+
+  it("a user who blocked the bot is marked unreachable once, without retries", async () => {
+    const placed = await h.placeOrder({ corridor: "NG", userId: 3007 });
+    placed.user.block();
+    await h.pay(placed);
+    await eventually(async () => (await stageOf(placed.order.orderId)) === "completed", "completed");
+    await settled(h, [placed.order.orderId]);
+    expect((await h.store.users.get(3007))?.unreachable).toBe(true);
+    const refused = h.tg
+      .calls()
+      .filter((call) => Number(call.params.chat_id) === 3007 && call.status === 403);
+    expect(refused).toHaveLength(1);
+    await eventually(() => h.alerts.some((a) => a.type === "user_unreachable" && a.userId === 3007), "alert");
+    expect(h.alerts.filter((a) => a.type === "user_unreachable" && a.userId === 3007)).toHaveLength(1);
+  });
+
+  it("a delivery that keeps failing becomes a dead letter ops can list and replay", async () => {
+    const placed = await h.placeOrder({ corridor: "NG", userId: 3008 });
+    const chatId = placed.user.chatId;
+    const faults = ["editMessageText", "sendMessage"].map((method) =>
+      h.tg.faults.add({
+        method,
+        chatId,
+        status: 400,
+        description: "Bad Request: something unexpected",
+        times: 1_000,
+      }),
+    );
+    await h.pay(placed);
+    const letters = await eventually(async () => {
+      const list = await h.pipeline.deadLetters.list();
+      const mine = list.filter((letter) => letter.summary.orderId === placed.order.orderId);
+      return mine.length > 0 ? mine : undefined;
+    }, "a dead letter");
+    expect(letters[0]).toMatchObject({ queue: "payout-deliveries", attempts: 3 });
+    expect(letters[0]?.id).toMatch(/^d:/);
+    expect(letters[0]!.id.length).toBeLessThanOrEqual(40);
+    expect(h.alerts.some((a) => a.type === "dead_letter" && a.jobId === letters[0]?.jobId)).toBe(true);
+    expect(chatTexts(placed.user)).toHaveLength(1);
+
+    for (const fault of faults) fault.remove();
+    for (const letter of letters) expect(await h.pipeline.deadLetters.replay(letter.id)).toBe(true);
+    expect(await h.pipeline.deadLetters.replay("d:no-such-job")).toBe(false);
+    await eventually(async () => (await stageOf(placed.order.orderId)) === "completed", "completed");
+    await settled(h, [placed.order.orderId]);
+    const texts = chatTexts(placed.user);
+    expect(texts[0]).toMatch(/Completed/);
+    expect(texts.slice(1)).toEqual([
+      expect.stringMatching(/Payment received/),
+      expect.stringMatching(/delivered to/),
+    ]);
+    const remaining = await h.pipeline.deadLetters.list();
+    expect(remaining.filter((letter) => letter.summary.orderId === placed.order.orderId)).toEqual([]);
+  });
+});

@@ -1,0 +1,239 @@
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTranslator, type TFunction } from "../../src/i18n/index.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import {
+  parseOrderCallback,
+  renderNotification,
+  renderQuoteExpired,
+  renderStatusCard,
+  requoteCallbackData,
+  transitionFromApiState,
+  transitionFromPaymentEvent,
+} from "../../src/orders/index.ts";
+import { ORDER_STAGES, type OrderRecord } from "../../src/store/index.ts";
+
+let t: TFunction;
+const logged: string[] = [];
+beforeAll(async () => {
+  // A missing key is logged by the translator: collect the log to prove every key the cards use exists.
+  const destination = { write: (line: string) => logged.push(line) };
+  t = (await createTranslator({ logger: createLogger({ level: "warn", pretty: false, destination }) })).t(
+    "en",
+  );
+});
+
+const base: OrderRecord = {
+  orderId: "56188-2561",
+  quoteId: "e3cdeb26-0000-4000-8000-000000000000",
+  hash: "675a81c7".padEnd(64, "0"),
+  kind: "payout",
+  corridor: "NG",
+  chatId: 1,
+  userId: 1,
+  stage: "awaiting_payment",
+  pay: { amount: 6_016, currency: "BTCSAT" },
+  receive: { amount: 1_000_000, currency: "NGNKOBO" },
+  fee: { amount: 59, currency: "BTCSAT" },
+  recipientLabel: "GTBANK PLC ••6789 · ADA OBI",
+  verificationCode: "🦊🍋",
+  expiresAt: "2025-10-01T20:27:57.000Z",
+  createdAt: "2025-10-01T20:22:57.000Z",
+  updatedAt: "2025-10-01T20:22:57.000Z",
+};
+const buy: OrderRecord = {
+  ...base,
+  kind: "buy",
+  pay: { amount: 844_540, currency: "NGNKOBO" },
+  receive: { amount: 5_000, currency: "BTCSAT" },
+  recipientLabel: "tb1qw5…jzsx",
+};
+
+/** Only the tags we write ourselves may appear: everything else must have been escaped. */
+const ALLOWED_TAGS = /<\/?(b|code)>/g;
+const strayMarkup = (text: string) => /[<>]/.test(text.replace(ALLOWED_TAGS, ""));
+
+describe("mapping events to stages", () => {
+  const ngnSent = (status: string) => ({
+    id: "tx-2",
+    ref: "678ae2e20de0dee7aecd2bd40f8c9",
+    hash: base.hash,
+    type: "WITHDRAWAL",
+    status,
+    currency: "NGN",
+    transactionMetadata: { orderId: base.orderId, bankAccountNumber: "0123456789" },
+  });
+
+  it("maps NGN payment.received / payment.sent", () => {
+    const received = { ...ngnSent("SUCCESS"), id: "tx-1", type: "DEPOSIT" };
+    expect(transitionFromPaymentEvent("payment.received", received, base)).toEqual({
+      stage: "payment_received",
+    });
+    expect(transitionFromPaymentEvent("payment.sent", ngnSent("SUCCESS"), base)).toEqual({
+      stage: "completed",
+      payoutReference: "678ae2e20de0dee7aecd2bd40f8c9",
+    });
+    expect(transitionFromPaymentEvent("payment.sent", ngnSent("FAILED"), base)).toEqual({
+      stage: "failed",
+      failureReason: "payout_failed",
+    });
+    expect(transitionFromPaymentEvent("payment.received", { ...received, status: "FAILED" }, base)).toEqual({
+      stage: "failed",
+      failureReason: "payment_failed",
+    });
+  });
+
+  it("reads the KES spec shape (no type) and never takes the quote hash for a payout reference", () => {
+    const sent = {
+      id: "kes-tx",
+      amount: 150_000,
+      currency: "KES",
+      status: "SUCCESS",
+      metadata: { identifierType: "paytophone", phoneNumber: "+254790000000", reference: base.hash },
+    };
+    expect(transitionFromPaymentEvent("payment.sent", sent, base)).toEqual({
+      stage: "completed",
+      payoutReference: "kes-tx",
+    });
+    const receipt = { ...sent, metadata: { ...sent.metadata, mpesaReceiptNumber: "QJK1ABC2DE" } };
+    expect(transitionFromPaymentEvent("payment.sent", receipt, base)?.payoutReference).toBe("QJK1ABC2DE");
+  });
+
+  it("maps on-chain withdrawals to txid and confirmations", () => {
+    const onchain = (status: string, extra: Record<string, unknown> = {}) => ({
+      id: "btc-tx",
+      type: "WITHDRAWAL",
+      status,
+      currency: "BTC",
+      btcUsdMetadata: { onchainTxid: "ab".repeat(32), onChainAddress: "tb1q…", ...extra },
+    });
+    expect(transitionFromPaymentEvent("payment.sent", onchain("PENDING"), buy)).toEqual({
+      stage: "payout_sent",
+      txid: "ab".repeat(32),
+      confirmations: 0,
+    });
+    expect(transitionFromPaymentEvent("payment.sent", onchain("SUCCESS"), buy)).toEqual({
+      stage: "completed",
+      txid: "ab".repeat(32),
+      confirmations: 3,
+    });
+  });
+
+  it("reconciles API state: SUCCESS only when every transaction is", () => {
+    const now = Date.parse(base.expiresAt) - 60_000;
+    const deposit = { type: "DEPOSIT", status: "SUCCESS" };
+    const withdrawal = (status: string) => ({ type: "WITHDRAWAL", status, ref: "r1" });
+    const state = (apiOrder: { status: string } | undefined, transactions: unknown[], at = now) =>
+      transitionFromApiState({ order: base, apiOrder, transactions, now: at, expiryGraceMs: 1_000 });
+    expect(state({ status: "PENDING" }, [])).toBeUndefined();
+    expect(state({ status: "PAID" }, [])).toEqual({ stage: "payment_received" });
+    expect(state({ status: "PAID" }, [deposit])).toEqual({ stage: "payment_received" });
+    expect(state({ status: "PAID" }, [deposit, withdrawal("PENDING")])?.stage).toBe("payout_sent");
+    expect(state({ status: "PAID" }, [{ ...deposit, status: "PENDING" }, withdrawal("SUCCESS")])?.stage).toBe(
+      "payout_sent",
+    );
+    expect(state({ status: "PAID" }, [deposit, withdrawal("SUCCESS")])).toEqual({
+      stage: "completed",
+      payoutReference: "r1",
+    });
+    expect(state({ status: "FAILED" }, [deposit, withdrawal("FAILED")])).toEqual({
+      stage: "failed",
+      failureReason: "payout_failed",
+    });
+    expect(state({ status: "EXPIRED" }, [])).toEqual({ stage: "expired" });
+    // Unpaid and past expiry (plus grace): expired even if the API never says so; not before.
+    expect(state({ status: "PENDING" }, [], Date.parse(base.expiresAt) + 500)).toBeUndefined();
+    expect(state({ status: "PENDING" }, [], Date.parse(base.expiresAt) + 2_000)).toEqual({
+      stage: "expired",
+    });
+    expect(state(undefined, [], Date.parse(base.expiresAt) + 2_000)).toEqual({ stage: "expired" });
+  });
+});
+
+describe("the status card", () => {
+  const variants = (order: OrderRecord): OrderRecord[] =>
+    ORDER_STAGES.map((stage) => ({
+      ...order,
+      stage,
+      ...(stage === "payout_sent" || stage === "completed"
+        ? { txid: "cd".repeat(32), confirmations: 2 }
+        : {}),
+      ...(stage === "completed" ? { payoutReference: "678ae2e2", confirmations: 3 } : {}),
+      ...(stage === "failed" ? { failureReason: "payout_failed" } : {}),
+    }));
+
+  it("renders every stage of payouts and buys from the status namespace, with no missing keys", () => {
+    for (const order of [...variants(base), ...variants(buy)]) {
+      const card = renderStatusCard(order, t, "en-NG");
+      expect(card.text, `${order.kind}/${order.stage}`).not.toMatch(/status:|^…$|\{\{/m);
+      expect(card.text).toContain(order.orderId);
+      expect(strayMarkup(card.text)).toBe(false);
+      const note = renderNotification(order, t, "en-NG");
+      if (order.stage === "awaiting_payment") expect(note).toBeUndefined();
+      else expect(note).toMatch(/\S/);
+      renderQuoteExpired(order, t, "en-NG");
+    }
+    const missing = logged.map((line) => JSON.parse(line) as { msg: string; key?: string });
+    expect(missing.filter((entry) => entry.msg.startsWith("i18n key missing"))).toEqual([]);
+  });
+
+  it("shows what matters at each stage", () => {
+    const [waiting, , sent, completed, failed, expired] = variants(base);
+    expect(renderStatusCard(waiting!, t, "en-NG").text).toMatch(/Pay before 21:27 WAT/);
+    expect(renderStatusCard(sent!, t, "en-NG").text).toMatch(/Payout sent/);
+    expect(renderStatusCard(completed!, t, "en-NG").text).toMatch(/₦10,000\.00 was delivered[\s\S]*678ae2e2/);
+    const failure = renderStatusCard(failed!, t, "en-NG");
+    expect(failure.text).toMatch(
+      /Your 6,016 sats are held by the payment provider, and support will refund them/,
+    );
+    expect(failure.text).toMatch(/Quote order <code>56188-2561<\/code> when you contact support/);
+    expect(failure.keyboard).toBeUndefined();
+    const lapsed = renderStatusCard(expired!, t, "en-NG");
+    expect(lapsed.keyboard?.inline_keyboard[0]?.[0]).toMatchObject({
+      callback_data: "order:requote:56188-2561",
+    });
+
+    const buySent = renderStatusCard(variants(buy)[2]!, t, "en-NG").text;
+    expect(buySent).toMatch(/Bitcoin sent[\s\S]*Confirmations: 2\/3/);
+    expect(buySent).toContain("cd".repeat(32));
+    const lightningFail = renderStatusCard(
+      { ...base, stage: "failed", failureReason: "payment_failed" },
+      t,
+      "en-NG",
+    );
+    expect(lightningFail.text).toMatch(/no sats were taken/);
+    expect(lightningFail.keyboard).toBeDefined();
+  });
+
+  it("escapes whatever the recipient label holds", () => {
+    fc.assert(
+      fc.property(fc.string(), (label) => {
+        const order = {
+          ...base,
+          recipientLabel: label,
+          stage: "completed" as const,
+          payoutReference: `<${label}>`,
+        };
+        const texts = [
+          renderStatusCard(order, t, "en-NG").text,
+          renderNotification(order, t, "en-NG") ?? "",
+          renderQuoteExpired(order, t, "en-NG").text,
+        ];
+        return texts.every((text) => !strayMarkup(text) && !/&(?!amp;|lt;|gt;)/.test(text));
+      }),
+    );
+  });
+
+  it("uses callback data that fits Telegram's 64 bytes and parses back", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{1,48}$/), (orderId) => {
+        const data = requoteCallbackData(orderId);
+        return Buffer.byteLength(data) <= 64 && parseOrderCallback(data)?.orderId === orderId;
+      }),
+    );
+    expect(() => requoteCallbackData("x".repeat(49))).toThrow(RangeError);
+    expect(parseOrderCallback("order:requote:a:b")).toBeUndefined();
+    expect(parseOrderCallback("order:other:1-2")).toBeUndefined();
+    expect(parseOrderCallback("menu:main")).toBeUndefined();
+  });
+});
