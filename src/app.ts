@@ -7,6 +7,8 @@ import { publishCommandMenus } from "./bot/commands.ts";
 import type { BotContext, BotDeps } from "./bot/context.ts";
 import { createBot } from "./bot/create-bot.ts";
 import { allFeatures, type Feature } from "./bot/features/index.ts";
+import { createMerchantFeed } from "./bot/features/merchant/index.ts";
+import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
 import type { Config } from "./config.ts";
 import {
@@ -46,7 +48,9 @@ export interface AppOptions {
   now?: () => number;
   /** How often the account language setting is re-read (default 5 min). */
   accountRefreshMs?: number;
-  /** Ops alerts and merchant feed hooks (the ops feature provides them). */
+  /** How often batched ops alerts are posted (default 5 s; tests use less). */
+  alertFlushMs?: number;
+  /** Extra observers of ops alerts and merchant events (tests). */
   hooks?: {
     onAlert?: (alert: OpsAlert) => unknown;
     onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
@@ -60,6 +64,7 @@ export interface App {
   translator: Translator;
   metrics: Metrics;
   events: EventsPipeline;
+  alerts: Alerts;
   http: HttpServer;
   accountLanguage: AccountLanguage;
   deps: BotDeps;
@@ -106,6 +111,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     features: options.features ? options.features(deps) : allFeatures(deps),
   });
 
+  const alerts = createAlerts({ ...deps, telegram: bot.api, metrics, flushEveryMs: options.alertFlushMs });
+  const merchantFeed = createMerchantFeed({ ...deps, telegram: bot.api, alerts });
   const events = createEventsPipeline({
     redis,
     logger,
@@ -119,15 +126,23 @@ export async function createApp(options: AppOptions): Promise<App> {
     allowUnsigned: config.payout.allowUnsignedWebhooks,
     reconcileEveryMs: options.reconcileEveryMs,
     now: options.now,
-    onAlert: options.hooks?.onAlert,
-    onPaymentLinkEvent: options.hooks?.onPaymentLinkEvent,
+    onAlert: async (alert) => {
+      await options.hooks?.onAlert?.(alert);
+      await alerts.onAlert(alert);
+    },
+    onPaymentLinkEvent: async (event) => {
+      await options.hooks?.onPaymentLinkEvent?.(event);
+      await merchantFeed(event);
+    },
   });
+  deps.ops = events;
 
   const http = createHttpServer({
     logger,
     host: config.http.host,
     port: config.http.port,
-    payoutWebhook: events.webhookHandler,
+    // The tap records the last webhook (for /health) and raises signature-failure alerts.
+    payoutWebhook: alerts.tapWebhook(events.webhookHandler),
     readiness: [...events.readiness, { name: "payout_api", check: () => api.ping() }],
     metrics: metrics.registry,
   });
@@ -142,6 +157,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     translator,
     metrics,
     events,
+    alerts,
     http,
     accountLanguage,
     deps,
@@ -151,6 +167,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       const { url } = await http.start();
       app.httpUrl = url;
       await events.start();
+      alerts.start();
 
       const publicUrl = options.publicUrl === "self" ? url : options.publicUrl;
       if (publicUrl && options.payout.webhookSecret) {
@@ -195,6 +212,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       accountLanguage.stop();
       if (runner?.isRunning()) await runner.stop();
       await http.stop(5_000);
+      await alerts.stop();
       await events.stop();
       await api.close();
       logger.info("bot stopped");

@@ -7,6 +7,7 @@ import type { AccountLanguage } from "../i18n/account-language.ts";
 import type { LanguageCode, TFunction, Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Store } from "../store/index.ts";
+import type { OpsPorts } from "./services/alerts.ts";
 
 /** Everything the bot needs from the outside, passed to createBot (no globals, no side effects at import). */
 export interface BotDeps {
@@ -19,6 +20,8 @@ export interface BotDeps {
   accountLanguage: Pick<AccountLanguage, "value">;
   /** Optional hooks the process wiring provides (metrics, ops alerts). */
   hooks?: BotHooks;
+  /** The events pipeline's ops surface (queues, dead letters, re-check) for /health and alert buttons. */
+  ops?: OpsPorts;
 }
 
 export interface BotHooks {

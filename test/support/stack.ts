@@ -19,6 +19,8 @@ import { testRedisUrl } from "./redis.ts";
  */
 export interface StackOptions {
   adminChatId?: number;
+  /** The admin group is created in the emulator before the bot starts (so its command menu can be published). */
+  adminGroupTitle?: string;
   adminUserIds?: number[];
   /** Extra environment for loadConfig (e.g. LOW_BALANCE_ALERTS). */
   env?: Record<string, string>;
@@ -52,6 +54,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent", pretty: false });
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
   const tg = await startTelegramEmulator(options.emulator);
+  if (options.adminChatId !== undefined)
+    tg.group({ id: options.adminChatId, title: options.adminGroupTitle ?? "Ops room" });
   const config = loadConfig({
     NODE_ENV: "test",
     BOT_TOKEN: tg.token,
@@ -78,6 +82,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     reconcileEveryMs: options.reconcileEveryMs ?? 300,
     now: () => sandbox.now(),
     features: options.features,
+    alertFlushMs: 250,
     hooks: options.hooks,
   });
   await app.start();

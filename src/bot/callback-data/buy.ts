@@ -1,0 +1,12 @@
+import { defineCallbackData } from "./define.ts";
+
+/**
+ * Buy-bitcoin buttons: "buy:<action>:<value>".
+ * - speed:<slow|medium|fast>   speed picker
+ * - unit:<NGN|SAT>             amount prompt: switch the unit the amount is typed in
+ * - retry:                     quote failed (API busy): try again
+ * - confirm:<orderId>          quote card: confirm
+ * - sim:<orderId>              status card, sandbox/staging only: simulate the bank transfer
+ */
+export const buyData = defineCallbackData("buy", { action: String, value: String });
+export type BuyAction = "speed" | "unit" | "retry" | "confirm" | "sim";

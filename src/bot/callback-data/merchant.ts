@@ -1,0 +1,9 @@
+import { defineCallbackData } from "./define.ts";
+
+/**
+ * Merchant buttons.
+ *   nl:<action>:<value>   the /newlink flow (speed, skip a step, confirm)
+ *   lnk:<paymentRef>      details of one payment link (the API's UUID, 36 bytes)
+ */
+export const newlinkData = defineCallbackData("nl", { action: String, value: String });
+export const linkData = defineCallbackData("lnk", { ref: String });

@@ -1,0 +1,4 @@
+import { defineCallbackData } from "./define.ts";
+
+/** /price country switcher: "price:<NG|KE|ZA|GH>". */
+export const priceData = defineCallbackData("price", { country: String });

@@ -1,0 +1,4 @@
+import { defineCallbackData } from "./define.ts";
+
+/** /status buttons: "st:refresh:<orderId>" re-reads the order from the payout API. */
+export const statusData = defineCallbackData("st", { action: String, value: String });

@@ -1,0 +1,80 @@
+import { InlineKeyboard } from "grammy";
+import { escapeHtml } from "../../../i18n/index.ts";
+import { type CurrencyCode, currencyOfCountry, formatMoney } from "../../../money/index.ts";
+import { payoutAction } from "../../callback-data/payout.ts";
+import { cancelButton } from "../../keyboards/main-menu.ts";
+import { actionButton } from "../../keyboards/payout.ts";
+import { checkAmount } from "../../services/payout-quote.ts";
+import type { FlowIo } from "./io.ts";
+import { type AmountChoice, type Draft, withNotice } from "./steps.ts";
+
+/**
+ * Step 3: how much, in the local currency (what the recipient gets) or in sats (what you pay) — a toggle. The
+ * amount's message id is the idempotency key of the quote it leads to.
+ */
+export type AmountAnswer = { amount: AmountChoice; key: string } | "change_recipient";
+
+export async function askAmount(
+  io: FlowIo,
+  draft: Draft,
+  minimum: number | undefined,
+  notice?: string,
+  startIn?: CurrencyCode,
+): Promise<AmountAnswer> {
+  const { t } = io;
+  const target = currencyOfCountry(draft.country);
+  let mode: CurrencyCode = startIn === "BTCSAT" ? "BTCSAT" : target;
+  const minimumText =
+    minimum === undefined ? t("payout:country.min_usd") : formatMoney(minimum, target, io.locale);
+
+  const render = (problem?: string) => {
+    const prompt = [
+      t("payout:amount.to", { recipient: escapeHtml(draft.label) }),
+      "",
+      mode === "BTCSAT"
+        ? t("payout:amount.prompt_sats", { min: minimumText })
+        : t("payout:amount.prompt_fiat", { currency: t(`payout:currency.${target}`), min: minimumText }),
+    ].join("\n");
+    const toggle = InlineKeyboard.text(
+      mode === "BTCSAT"
+        ? t("payout:button.toggle_fiat", { currency: t(`payout:currency.${target}`) })
+        : t("payout:button.toggle_sats"),
+      payoutAction("toggle"),
+    );
+    return {
+      text: withNotice(problem, prompt),
+      keyboard: InlineKeyboard.from([[toggle], [actionButton(t, "change_recipient")], [cancelButton(t)]]),
+    };
+  };
+
+  let screen = render(notice);
+  await io.show(screen.text, screen.keyboard);
+  for (;;) {
+    const answer = await io.ask({ text: true, hint: t("payout:hint.text") });
+    if (answer.kind === "button") {
+      if (answer.data === payoutAction("change_recipient")) return "change_recipient";
+      if (answer.data === payoutAction("toggle")) {
+        mode = mode === "BTCSAT" ? target : "BTCSAT";
+        screen = render();
+        await io.show(screen.text, screen.keyboard);
+      }
+      continue;
+    }
+    const checked = checkAmount(answer.text, { mode, target, minimum, locale: io.locale });
+    if (checked.ok) {
+      return {
+        amount: { minor: checked.minor, currency: checked.currency },
+        key: `${io.chatId}:${answer.messageId}`,
+      };
+    }
+    const problem = t(`payout:amount.error.${checked.reason}`, {
+      min: minimumText,
+      currency: t(`payout:currency.${mode}`),
+      detected: checked.detected ? t(`payout:currency.${checked.detected}`) : "",
+      foreign: escapeHtml(checked.foreign ?? ""),
+      context: checked.reason === "wrong_currency" && checked.foreign ? "foreign" : undefined,
+    });
+    screen = render(problem);
+    await io.show(screen.text, screen.keyboard);
+  }
+}

@@ -1,0 +1,52 @@
+import { type Country, currencyOfCountry, formatMoney, isCountry } from "../../../money/index.ts";
+import { payoutCountryData, unpackOr } from "../../callback-data/payout.ts";
+import { countryKeyboard } from "../../keyboards/payout.ts";
+import { COUNTRY_FLAGS, PAYOUT_COUNTRIES } from "../../services/payout-quote.ts";
+import type { Minimums } from "./effects.ts";
+import { ghanaRecipient } from "./gh.ts";
+import type { FlowIo } from "./io.ts";
+import { kenyaRecipient } from "./ke.ts";
+import { nigeriaRecipient } from "./ng.ts";
+import { askButton, type Draft, withNotice } from "./steps.ts";
+import { southAfricaRecipient } from "./za.ts";
+
+/** The minimum of a country in its currency, or "the equivalent of 2 USD" when the price is unknown. */
+export function minimumText(io: FlowIo, country: Country, minimums: Minimums): string {
+  const minimum = minimums[country];
+  return minimum === undefined
+    ? io.t("payout:country.min_usd")
+    : formatMoney(minimum, currencyOfCountry(country), io.locale);
+}
+
+/** Step 1: where the money goes, each country with its methods and its minimum shown before typing. */
+export async function chooseCountry(io: FlowIo, minimums: Minimums, notice?: string): Promise<Country> {
+  const { t } = io;
+  const lines = PAYOUT_COUNTRIES.map((country) =>
+    t("payout:country.line", {
+      flag: COUNTRY_FLAGS[country],
+      name: t(`payout:country.names.${country}`),
+      methods: t(`payout:country.methods.${country}`),
+      min: minimumText(io, country, minimums),
+    }),
+  );
+  await io.show(withNotice(notice, [t("payout:country.title"), "", ...lines].join("\n")), countryKeyboard(t));
+  for (;;) {
+    const { data } = await askButton(io);
+    const country = unpackOr(payoutCountryData, data)?.country;
+    if (isCountry(country)) return country;
+  }
+}
+
+/** Step 2: the beneficiary, by country. */
+export function chooseRecipient(io: FlowIo, country: Country): Promise<Draft> {
+  switch (country) {
+    case "NG":
+      return nigeriaRecipient(io);
+    case "KE":
+      return kenyaRecipient(io);
+    case "ZA":
+      return southAfricaRecipient(io);
+    case "GH":
+      return ghanaRecipient(io);
+  }
+}

@@ -1,0 +1,190 @@
+import { PayoutApiError, type Price, type Quote } from "../../../api/index.ts";
+import { type Country, type CurrencyCode, currencyOfCountry } from "../../../money/index.ts";
+import { type OrderRecord, runOnce } from "../../../store/index.ts";
+import type { BotDeps } from "../../context.ts";
+import type { BankEntry } from "../../services/payout-banks.ts";
+import {
+  buildQuoteRequest,
+  customerReferenceFor,
+  minimumPayout,
+  PAYOUT_COUNTRIES,
+  quoteFigures,
+  verificationCode,
+} from "../../services/payout-quote.ts";
+import type { PayoutBeneficiary } from "../../services/payout-recipient.ts";
+
+/**
+ * The payout flow's side effects (API calls, Redis). Each runs inside `FlowIo.call`, so once per step, never on
+ * replay. Lookup lists are cached in Redis; only small results travel back into the conversation log.
+ */
+
+const CACHE = {
+  ngBanks: "payout:cache:banks:NG",
+  zaBanks: "payout:cache:banks:ZA",
+  minimums: "payout:cache:minimums",
+} as const;
+const BANKS_TTL_SECONDS = 24 * 3600;
+const MINIMUMS_TTL_SECONDS = 10 * 60;
+
+async function cached<T>(
+  deps: BotDeps,
+  key: string,
+  ttl: number,
+  load: () => Promise<T>,
+  complete: (value: T) => boolean,
+): Promise<T> {
+  const raw = await deps.redis.get(key);
+  if (raw) {
+    try {
+      return JSON.parse(raw) as T;
+    } catch {
+      // A corrupt cache entry is reloaded below.
+    }
+  }
+  const value = await load();
+  // An empty list or a partial answer is used once but not kept: the next call asks again.
+  if (complete(value)) await deps.redis.set(key, JSON.stringify(value), "EX", ttl);
+  return value;
+}
+
+/** GET /bank/bankcode?country=NG, cached for a day. */
+export function ngBanks(deps: BotDeps): Promise<BankEntry[]> {
+  return cached(
+    deps,
+    CACHE.ngBanks,
+    BANKS_TTL_SECONDS,
+    async () =>
+      (await deps.api.listBanks("NG")).map(({ bankName, nipBankCode }) => ({ bankName, nipBankCode })),
+    (banks) => banks.length > 0,
+  );
+}
+
+/** GET /bank/bankcode?country=ZA, cached for a day. */
+export function zaBanks(deps: BotDeps): Promise<string[]> {
+  return cached(
+    deps,
+    CACHE.zaBanks,
+    BANKS_TTL_SECONDS,
+    () => deps.api.listZaBanks(),
+    (names) => names.length > 0,
+  );
+}
+
+export type Minimums = Partial<Record<Country, number>>;
+
+/** The minimum payout per country (NGN fixed; the others 2 USD from GET /price), cached for 10 minutes. */
+export async function minimums(deps: BotDeps): Promise<Minimums> {
+  const load = async () => {
+    const result: Minimums = {};
+    await Promise.all(
+      PAYOUT_COUNTRIES.map(async (country) => {
+        let price: Price | undefined;
+        if (country !== "NG") {
+          price = await deps.api.getPrice(currencyOfCountry(country).slice(0, 3)).catch((error: unknown) => {
+            deps.logger.warn({ err: error, country }, "price lookup failed; minimum shown as 2 USD");
+            return undefined;
+          });
+        }
+        const minimum = minimumPayout(country, price);
+        if (minimum !== undefined) result[country] = minimum;
+      }),
+    );
+    return result;
+  };
+  return cached(deps, CACHE.minimums, MINIMUMS_TTL_SECONDS, load, (found) =>
+    PAYOUT_COUNTRIES.every((country) => found[country] !== undefined),
+  );
+}
+
+export interface QuoteOrderInput {
+  /** Idempotency key: the press or message that asked for this quote. */
+  key: string;
+  country: Country;
+  beneficiary: PayoutBeneficiary;
+  amount: { minor: number; currency: CurrencyCode };
+  label: string;
+  chatId: number;
+  userId: number;
+  recipientId?: string;
+}
+
+export interface QuotedOrder {
+  quote: Quote;
+  order: OrderRecord;
+}
+
+/**
+ * POST /quote and the order record, at most once per key (a double tap or a redelivered update gets the same
+ * quote back). The record starts awaiting payment so the reconciler can expire its card.
+ */
+export function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<QuotedOrder> {
+  return runOnce(deps.redis, "quote", input.key, async () => {
+    const request = buildQuoteRequest({
+      country: input.country,
+      beneficiary: input.beneficiary,
+      amount: input.amount,
+      customerReference: customerReferenceFor(input.key),
+    });
+    const quote = await deps.api.createQuote(request);
+    if (!quote.invoice) {
+      // A Lightning quote without an invoice cannot be paid: treat it as an unreadable answer.
+      throw new PayoutApiError({
+        kind: "invalid_response",
+        endpoint: "POST /quote",
+        detail: "quote without invoice",
+      });
+    }
+    const target = currencyOfCountry(input.country);
+    const figures = quoteFigures(quote, target);
+    const order = await deps.store.orders.create({
+      orderId: quote.orderId ?? quote.id,
+      quoteId: quote.id,
+      hash: quote.hash || quote.id,
+      kind: "payout",
+      corridor: input.country,
+      chatId: input.chatId,
+      userId: input.userId,
+      pay: { amount: figures.paySats, currency: "BTCSAT" },
+      receive: { amount: figures.receive, currency: target },
+      fee: { amount: figures.feeSats, currency: "BTCSAT" },
+      recipientLabel: input.label,
+      beneficiary: { ...input.beneficiary } as Record<string, unknown>,
+      verificationCode: verificationCode(quote.id),
+      expiresAt: quote.expiry,
+      ...(input.recipientId ? { recipientId: input.recipientId } : {}),
+    });
+    if (input.recipientId) await deps.store.recipients.touch(input.userId, input.recipientId);
+    deps.logger.info({ orderId: order.orderId, corridor: input.country }, "payout quoted");
+    return { quote, order };
+  });
+}
+
+/**
+ * Reasons stored on an unconfirmed quote's order that the user replaced (Refresh) or dropped (Cancel). The order
+ * is moved to `expired` directly — not through the events pipeline — so nobody is notified, and it leaves the
+ * reconciler's open set, so its card (now showing the newer quote) is never edited to "expired".
+ */
+export const SUPERSEDED = { refreshed: "superseded", cancelled: "cancelled" } as const;
+
+export async function supersede(deps: BotDeps, orderId: string, reason?: string): Promise<void> {
+  const current = await deps.store.orders.get(orderId);
+  if (!current || current.confirmedAt || current.stage !== "awaiting_payment") return;
+  await deps.store.orders.transition(orderId, {
+    stage: "expired",
+    ...(reason ? { failureReason: reason } : {}),
+  });
+}
+
+export type ConfirmResult = { ok: true; order: OrderRecord } | { ok: false; reason: "expired" | "gone" };
+
+/** Mark the order confirmed (once); refuses an order the reconciler already moved on. */
+export function confirmOrder(deps: BotDeps, orderId: string, nowIso: string): Promise<ConfirmResult> {
+  return runOnce(deps.redis, "confirm", orderId, async (): Promise<ConfirmResult> => {
+    const current = await deps.store.orders.get(orderId);
+    if (!current) return { ok: false, reason: "gone" };
+    if (current.confirmedAt) return { ok: true, order: current };
+    if (current.stage !== "awaiting_payment") return { ok: false, reason: "expired" };
+    const order = await deps.store.orders.annotate(orderId, { confirmedAt: nowIso });
+    return order ? { ok: true, order } : { ok: false, reason: "gone" };
+  });
+}

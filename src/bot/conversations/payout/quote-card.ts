@@ -1,0 +1,55 @@
+import type { Quote } from "../../../api/index.ts";
+import { escapeHtml, type TFunction } from "../../../i18n/index.ts";
+import { formatMoney } from "../../../money/index.ts";
+import { formatExpiryTime } from "../../../orders/index.ts";
+import type { OrderRecord } from "../../../store/index.ts";
+import { formatCountdown, quoteFigures } from "../../services/payout-quote.ts";
+import { describeBeneficiary, type PayoutBeneficiary } from "../../services/payout-recipient.ts";
+
+/** The quote card's text: money first, then who gets it, then how long the price holds and the check code. */
+export interface QuoteCardInput {
+  quote: Quote;
+  order: OrderRecord;
+  beneficiary: PayoutBeneficiary;
+  /** Name shown when the beneficiary object has none (a till). */
+  name: string;
+  words: Parameters<typeof describeBeneficiary>[1];
+  /** When the quote stops holding, on our clock (ms), and now. */
+  deadlineMs: number;
+  nowMs: number;
+}
+
+export function renderQuoteCard(input: QuoteCardInput, t: TFunction, locale: string): string {
+  const { order } = input;
+  const target = order.receive.currency as Parameters<typeof quoteFigures>[1];
+  const figures = quoteFigures(input.quote, target);
+  const view = describeBeneficiary(input.beneficiary, input.words, input.name);
+  const verified = order.corridor === "NG";
+  const deadline = { expiresAt: new Date(input.deadlineMs).toISOString(), corridor: order.corridor };
+  const lines = [
+    t("payout:quote.title", { code: order.verificationCode }),
+    "",
+    t("payout:quote.pay", {
+      amount: escapeHtml(formatMoney(figures.paySats, "BTCSAT", locale)),
+      fee: escapeHtml(formatMoney(figures.feeSats, "BTCSAT", locale)),
+    }),
+    t("payout:quote.receive", { amount: escapeHtml(formatMoney(figures.receive, target, locale)) }),
+  ];
+  if (figures.ratePerBtc !== undefined) {
+    lines.push(t("payout:quote.rate", { rate: escapeHtml(formatMoney(figures.ratePerBtc, target, locale)) }));
+  }
+  lines.push(
+    "",
+    t(verified ? "payout:quote.to_verified" : "payout:quote.to", {
+      name: escapeHtml(view.name || input.name),
+      where: escapeHtml(view.where),
+    }),
+    "",
+    t("payout:quote.expires", {
+      countdown: formatCountdown(input.deadlineMs - input.nowMs),
+      time: formatExpiryTime(deadline, locale),
+    }),
+    t("payout:quote.code_hint", { code: order.verificationCode }),
+  );
+  return lines.join("\n");
+}

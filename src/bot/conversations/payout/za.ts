@@ -1,0 +1,56 @@
+import { escapeHtml } from "../../../i18n/index.ts";
+import { payoutAction, payoutZaBankData, unpackOr } from "../../callback-data/payout.ts";
+import { actionsKeyboard, zaBanksKeyboard } from "../../keyboards/payout.ts";
+import { matchZaBank } from "../../services/payout-banks.ts";
+import { parseZaAccountNumber } from "../../services/payout-recipient.ts";
+import { zaBanks } from "./effects.ts";
+import type { FlowIo } from "./io.ts";
+import { askButton, type Draft, draftOf, failureText, promptName, promptValue, withNotice } from "./steps.ts";
+
+/** South Africa: a bank from the API's ZA list, the account number and the account holder's name. */
+export async function southAfricaRecipient(io: FlowIo): Promise<Draft> {
+  const { t } = io;
+  const bankName = await pickZaBank(io);
+  const shownBank = escapeHtml(bankName);
+  const accountNumber = await promptValue(io, t("payout:za.account_prompt", { bank: shownBank }), (text) => {
+    const parsed = parseZaAccountNumber(text);
+    return parsed.ok
+      ? parsed
+      : { ok: false, error: t(`payout:za.account_error.${parsed.reason}`, { digits: parsed.count }) };
+  });
+  const name = await promptName(io, t("payout:za.name_prompt"));
+  return draftOf(io, "ZA", { name, bankName, bankAccountNumber: accountNumber }, name);
+}
+
+async function pickZaBank(io: FlowIo): Promise<string> {
+  const { t } = io;
+  for (;;) {
+    const list = await io.call("za-banks", (deps) => zaBanks(deps));
+    if (!list.ok) {
+      await io.show(failureText(io, list.error), actionsKeyboard(t, ["retry"]));
+      await askButton(io);
+      continue;
+    }
+    const names = list.value;
+    const prompt = t("payout:za.bank_prompt");
+    await io.show(prompt, zaBanksKeyboard(t, names));
+    for (;;) {
+      const answer = await io.ask({ text: true, hint: t("payout:hint.buttons") });
+      if (answer.kind === "button") {
+        if (answer.data === payoutAction("retry")) break;
+        const index = unpackOr(payoutZaBankData, answer.data)?.index;
+        const name = index === undefined ? undefined : names[index];
+        if (name) return name;
+        continue;
+      }
+      // Typing part of the name works too when it points at one bank.
+      const index = matchZaBank(names, answer.text);
+      const name = index === undefined ? undefined : names[index];
+      if (name) return name;
+      await io.show(
+        withNotice(t("payout:za.no_bank", { query: escapeHtml(answer.text.trim()) }), prompt),
+        zaBanksKeyboard(t, names),
+      );
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import { Composer } from "grammy";
+import type { BotContext } from "../../context.ts";
+import { broadcastConversation } from "../../conversations/broadcast/index.ts";
+import { withdrawConversation } from "../../conversations/withdraw/index.ts";
+import { isOpsContext } from "../../services/roles.ts";
+import type { Feature } from "../types.ts";
+import { registerInfoCommands } from "./info.ts";
+import { registerLookupCommands } from "./lookup.ts";
+import { maintenanceGuard } from "./maintenance.ts";
+import { registerOperations } from "./operations.ts";
+import { registerTreasury } from "./treasury.ts";
+import { registerUserCommands } from "./users.ts";
+
+export { maintenanceGuard, QUOTE_ENTRY_CALLBACKS, quotesPaused } from "./maintenance.ts";
+
+/** The ops group's command menu (descriptions: admin:commands.<command>). */
+export const ADMIN_COMMANDS = [
+  "stats",
+  "health",
+  "wallets",
+  "profile",
+  "order",
+  "tx",
+  "user",
+  "withdraw_ngn",
+  "withdraw_btc",
+  "maintenance",
+  "broadcast",
+  "block",
+  "unblock",
+  "merchant",
+  "merchants",
+  "simulate",
+  "cancel",
+] as const;
+
+/**
+ * Ops commands and buttons, only inside the admin group and only for ops (isOpsContext). Anything else passes
+ * straight through to the rest of the bot, so outside the group an ops command behaves exactly like an unknown
+ * command (the menu reply in private chats, silence in groups) and nobody learns that it exists.
+ */
+export function adminFeature(): Feature {
+  const composer = new Composer<BotContext>();
+  const ops = new Composer<BotContext>();
+  registerInfoCommands(ops);
+  registerLookupCommands(ops);
+  registerUserCommands(ops);
+  registerTreasury(ops);
+  registerOperations(ops);
+  composer.chatType(["group", "supergroup"]).filter(isOpsContext, ops);
+  return {
+    name: "admin",
+    composer,
+    conversations: [withdrawConversation(), broadcastConversation()],
+    commands: { adminGroup: [...ADMIN_COMMANDS] },
+  };
+}
+
+/** First in the feature list: answers new-quote entry points while ops paused quotes. */
+export function maintenanceFeature(): Feature {
+  return { name: "maintenance", composer: maintenanceGuard() };
+}

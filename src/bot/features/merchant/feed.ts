@@ -1,0 +1,154 @@
+import { type Api, GrammyError } from "grammy";
+import { type Transaction, transactionSchema } from "../../../api/index.ts";
+import type { PaymentLinkEvent } from "../../../events/index.ts";
+import { escapeHtml, intlLocale, type TFunction } from "../../../i18n/index.ts";
+import { languageResolver } from "../../../i18n/language-of.ts";
+import { formatMoney } from "../../../money/index.ts";
+import type { PaymentLinkRecord } from "../../../store/index.ts";
+import type { BotDeps } from "../../context.ts";
+import type { AnyAlert } from "../../services/alerts.ts";
+import { shortAddress } from "../../services/bitcoin-address.ts";
+
+/**
+ * The merchant's live feed: the events pipeline hands over payment-link traffic (payment_link.settled, and
+ * payment.* events of orders the bot did not create); each event of a merchant's link becomes one message in the
+ * merchant's chat, in their language, with amounts in both currencies. Treasury withdrawals arrive the same way
+ * (their orders are not the bot's either) and are reported to ops instead.
+ *
+ * Delivery is at least once and never repeated: a message's marker is set after Telegram accepted it, so a retry
+ * after a failure sends it, and a retry after success does not.
+ */
+export interface MerchantFeedDeps
+  extends Pick<BotDeps, "logger" | "redis" | "store" | "translator" | "accountLanguage"> {
+  api: Pick<BotDeps["api"], "getPaymentLinkOrders">;
+  /** grammY Api with the process's throttler and auto-retry. */
+  telegram: Api;
+  /** Where treasury withdrawal results go (createAlerts(...).raise). */
+  alerts?: { raise(alert: AnyAlert): Promise<void> };
+}
+
+/** Re-reading every active link's orders (to find a renewed order) happens at most this often. */
+const REFRESH_EVERY_SECONDS = 10;
+const refreshKey = () => "plink:orders:refresh";
+
+type FeedKind = "received" | "sent" | "sent_failed" | "settled";
+
+export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkEvent) => Promise<void> {
+  const logger = deps.logger.child({ module: "merchant-feed" });
+  const languageOf = languageResolver(deps.store.users, deps.accountLanguage);
+
+  async function refForOrder(orderId: string | undefined): Promise<string | undefined> {
+    if (!orderId) return undefined;
+    const known = await deps.store.paymentLinks.refForOrder(orderId);
+    if (known) return known;
+    // A link whose first order expired got a new one: look at the active links' orders, once in a while.
+    if ((await deps.redis.set(refreshKey(), "1", "EX", REFRESH_EVERY_SECONDS, "NX")) !== "OK")
+      return undefined;
+    for (const ref of await deps.store.paymentLinks.activeRefs()) {
+      const link = await deps.api.getPaymentLinkOrders(ref).catch(() => undefined);
+      if (link)
+        await deps.store.paymentLinks.linkOrders(
+          ref,
+          link.orders.map((order) => order.orderId),
+        );
+    }
+    return deps.store.paymentLinks.refForOrder(orderId);
+  }
+
+  async function treasury(event: PaymentLinkEvent, tx: Transaction): Promise<boolean> {
+    const approval = await deps.store.approvals.findByTransaction(tx.id);
+    if (!approval) return false;
+    const key = `treasury:${tx.id}:${tx.status}`;
+    if (event.event !== "payment.sent" || (await deps.store.paymentLinks.feedAlreadySent(key))) return true;
+    await deps.alerts?.raise({
+      type: "withdrawal_update",
+      approvalId: approval.id,
+      transactionId: tx.id,
+      status: tx.status,
+      amount: tx.amount,
+      currency: tx.currency,
+      at: event.receivedAt,
+    });
+    await deps.store.paymentLinks.markFeedSent(key);
+    await deps.store.audit.record({
+      actor: "system",
+      action: "treasury.status",
+      details: { id: approval.id, transactionId: tx.id, status: tx.status },
+    });
+    return true;
+  }
+
+  return async (event) => {
+    let ref: string | undefined;
+    let tx: Transaction | undefined;
+    let kind: FeedKind;
+    if (event.event === "payment_link.settled") {
+      const data = (event.data ?? {}) as { paymentRef?: unknown; transaction?: unknown };
+      ref = typeof data.paymentRef === "string" ? data.paymentRef : undefined;
+      const parsed = transactionSchema.safeParse(data.transaction);
+      tx = parsed.success ? parsed.data : undefined;
+      kind = "settled";
+    } else if (event.event === "payment.received" || event.event === "payment.sent") {
+      const parsed = transactionSchema.safeParse(event.data);
+      if (!parsed.success) return;
+      tx = parsed.data;
+      if (await treasury(event, tx)) return;
+      ref = await refForOrder(event.orderId ?? tx.btcUsdMetadata?.orderId);
+      kind =
+        event.event === "payment.received" ? "received" : tx.status === "FAILED" ? "sent_failed" : "sent";
+    } else {
+      return;
+    }
+    const link = ref ? await deps.store.paymentLinks.get(ref) : undefined;
+    if (!link) {
+      logger.debug({ event: event.event, orderId: event.orderId }, "payment-link event for no link of ours");
+      return;
+    }
+    // One message per kind per transaction (payment.sent comes PENDING, then SUCCESS after confirmations).
+    const key = `${link.ref}:${kind}:${tx?.id ?? "-"}`;
+    if (await deps.store.paymentLinks.feedAlreadySent(key)) return;
+
+    const txid = tx?.btcUsdMetadata?.onchainTxid;
+    const updated =
+      (await deps.store.paymentLinks.advance(link.ref, {
+        ...(kind === "received" ? { status: "paid" as const } : {}),
+        ...(kind === "settled" ? { status: "settled" as const } : {}),
+        ...(kind === "received" && tx?.currency === "BTC" ? { receivedSats: tx.amount } : {}),
+        ...(txid ? { txid } : {}),
+      })) ?? link;
+
+    const language = await languageOf(link.merchantId);
+    const text = renderFeed(kind, updated, tx, deps.translator.t(language), intlLocale(language));
+    try {
+      await deps.telegram.sendMessage(link.merchantId, text, {
+        parse_mode: "HTML",
+        link_preview_options: { is_disabled: true },
+      });
+    } catch (error) {
+      if (!(error instanceof GrammyError && error.error_code === 403)) throw error;
+      // The merchant blocked the bot: record it and do not retry (the link's state is still kept).
+      await deps.store.users.update(link.merchantId, { unreachable: true });
+      logger.info({ merchantId: link.merchantId }, "merchant unreachable; feed message dropped");
+    }
+    await deps.store.paymentLinks.markFeedSent(key);
+  };
+}
+
+function renderFeed(
+  kind: FeedKind,
+  link: PaymentLinkRecord,
+  tx: Transaction | undefined,
+  t: TFunction,
+  locale: string,
+): string {
+  const sats = tx && tx.currency.toUpperCase() === "BTC" ? tx.amount : link.receivedSats;
+  const values = {
+    name: escapeHtml(link.name),
+    naira: escapeHtml(formatMoney(link.amount, "NGNKOBO", locale)),
+    sats: sats === undefined ? "—" : escapeHtml(formatMoney(sats, "BTCSAT", locale)),
+    txid: escapeHtml(tx?.btcUsdMetadata?.onchainTxid ?? link.txid ?? "—"),
+    address: escapeHtml(shortAddress(link.address)),
+    ref: escapeHtml(link.ref),
+  };
+  return t(`merchant:feed.${kind}`, values);
+}

@@ -1,0 +1,50 @@
+import type { Redis } from "ioredis";
+import { ApprovalRepository } from "./approvals.ts";
+import { AuditLog } from "./audit.ts";
+import { MerchantRepository } from "./merchants.ts";
+import { OrderRepository } from "./orders.ts";
+import { PaymentLinkRepository } from "./payment-links.ts";
+import { RecipientRepository } from "./recipients.ts";
+import { SettingsRepository } from "./settings.ts";
+import { StatsRepository } from "./stats.ts";
+import { UserRepository } from "./users.ts";
+
+export * from "./approvals.ts";
+export * from "./audit.ts";
+export * from "./idempotency.ts";
+export * from "./keys.ts";
+export * from "./merchants.ts";
+export * from "./orders.ts";
+export * from "./payment-links.ts";
+export * from "./recipients.ts";
+export * from "./settings.ts";
+export * from "./stats.ts";
+export * from "./users.ts";
+
+export interface Store {
+  users: UserRepository;
+  orders: OrderRepository;
+  recipients: RecipientRepository;
+  audit: AuditLog;
+  merchants: MerchantRepository;
+  paymentLinks: PaymentLinkRepository;
+  approvals: ApprovalRepository;
+  settings: SettingsRepository;
+  stats: StatsRepository;
+}
+
+export function createStore(redis: Redis): Store {
+  const users = new UserRepository(redis);
+  const orders = new OrderRepository(redis);
+  return {
+    users,
+    orders,
+    recipients: new RecipientRepository(redis),
+    audit: new AuditLog(redis),
+    merchants: new MerchantRepository(redis, users),
+    paymentLinks: new PaymentLinkRepository(redis),
+    approvals: new ApprovalRepository(redis),
+    settings: new SettingsRepository(redis),
+    stats: new StatsRepository(redis, orders),
+  };
+}

@@ -1,0 +1,141 @@
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { parseJson, readJson } from "./json.ts";
+
+/**
+ * Payment links created by merchants through the bot, and the indexes that route webhook events back to the
+ * merchant: paymentRef → link (payment_link.settled carries it) and the link's API order ids → paymentRef
+ * (payment.received / payment.sent carry only the order id). Amounts are integer minor units.
+ */
+export const paymentLinkRecordSchema = z.object({
+  /** The API's paymentRef (UUID). */
+  ref: z.string(),
+  merchantId: z.number().int(),
+  name: z.string(),
+  description: z.string().default(""),
+  /** What the payer pays, in kobo. */
+  amount: z.number().int(),
+  currency: z.literal("NGNKOBO").default("NGNKOBO"),
+  url: z.string(),
+  /** On-chain settlement address (public; shown shortened). */
+  address: z.string(),
+  speed: z.enum(["slow", "medium", "fast"]),
+  callbackUrl: z.string().optional(),
+  /** active → paid (payment received) → settled (coins confirmed on-chain). */
+  status: z.enum(["active", "paid", "settled"]).default("active"),
+  /** Sats received for the link's payment, once known. */
+  receivedSats: z.number().int().optional(),
+  txid: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type PaymentLinkRecord = z.infer<typeof paymentLinkRecordSchema>;
+export type PaymentLinkStatus = PaymentLinkRecord["status"];
+
+export const paymentLinkKeys = {
+  link: (ref: string) => `plink:${ref}`,
+  byMerchant: (merchantId: number) => `merchant:${merchantId}:plinks`,
+  /** Links not yet settled: their orders are refreshed when an event names an order we have not seen. */
+  active: () => "plinks:active",
+  byOrder: (orderId: string) => `plink:order:${orderId}`,
+  /** Marker of a feed message already sent for one event (at-least-once delivery, no repeats). */
+  feedSent: (key: string) => `plink:feed:${key}`,
+} as const;
+
+const ORDER_INDEX_TTL_SECONDS = 90 * 24 * 3600;
+const FEED_MARKER_TTL_SECONDS = 30 * 24 * 3600;
+
+export class PaymentLinkRepository {
+  constructor(private readonly redis: Redis) {}
+
+  async create(
+    input: Omit<PaymentLinkRecord, "status" | "createdAt" | "updatedAt" | "description" | "currency"> & {
+      description?: string;
+    },
+  ): Promise<PaymentLinkRecord> {
+    const now = new Date().toISOString();
+    const record = paymentLinkRecordSchema.parse({
+      ...input,
+      status: "active",
+      createdAt: now,
+      updatedAt: now,
+    });
+    await this.redis
+      .multi()
+      .set(paymentLinkKeys.link(record.ref), JSON.stringify(record))
+      .zadd(paymentLinkKeys.byMerchant(record.merchantId), Date.parse(now), record.ref)
+      .sadd(paymentLinkKeys.active(), record.ref)
+      .exec();
+    return record;
+  }
+
+  async get(ref: string): Promise<PaymentLinkRecord | undefined> {
+    return readJson(this.redis, paymentLinkKeys.link(ref), paymentLinkRecordSchema);
+  }
+
+  /** Newest first. */
+  async listForMerchant(
+    merchantId: number,
+    offset = 0,
+    limit = 10,
+  ): Promise<{ links: PaymentLinkRecord[]; total: number }> {
+    const key = paymentLinkKeys.byMerchant(merchantId);
+    const [refs, total] = await Promise.all([
+      this.redis.zrevrange(key, offset, offset + limit - 1),
+      this.redis.zcard(key),
+    ]);
+    if (refs.length === 0) return { links: [], total };
+    const raws = await this.redis.mget(...refs.map((ref) => paymentLinkKeys.link(ref)));
+    const links = raws
+      .map((raw) => parseJson(raw, paymentLinkRecordSchema))
+      .filter((link): link is PaymentLinkRecord => !!link);
+    return { links, total };
+  }
+
+  /** Remember that an API order belongs to a link (orders are renewed when they expire unpaid). */
+  async linkOrders(ref: string, orderIds: string[]): Promise<void> {
+    if (orderIds.length === 0) return;
+    const pipeline = this.redis.multi();
+    for (const orderId of orderIds)
+      pipeline.set(paymentLinkKeys.byOrder(orderId), ref, "EX", ORDER_INDEX_TTL_SECONDS);
+    await pipeline.exec();
+  }
+
+  async refForOrder(orderId: string): Promise<string | undefined> {
+    return (await this.redis.get(paymentLinkKeys.byOrder(orderId))) ?? undefined;
+  }
+
+  async activeRefs(): Promise<string[]> {
+    return this.redis.smembers(paymentLinkKeys.active());
+  }
+
+  /**
+   * Move a link forward (active → paid → settled, never back) and record what the events told us.
+   * Read-modify-write without a lock: events of one link arrive one at a time through the pipeline.
+   */
+  async advance(
+    ref: string,
+    patch: { status?: PaymentLinkStatus; receivedSats?: number; txid?: string },
+  ): Promise<PaymentLinkRecord | undefined> {
+    const link = await this.get(ref);
+    if (!link) return undefined;
+    const rank: Record<PaymentLinkStatus, number> = { active: 0, paid: 1, settled: 2 };
+    const next: PaymentLinkRecord = { ...link, updatedAt: new Date().toISOString() };
+    if (patch.status && rank[patch.status] > rank[link.status]) next.status = patch.status;
+    if (patch.receivedSats !== undefined && link.receivedSats === undefined)
+      next.receivedSats = patch.receivedSats;
+    if (patch.txid && !link.txid) next.txid = patch.txid;
+    const pipeline = this.redis.multi().set(paymentLinkKeys.link(ref), JSON.stringify(next));
+    if (next.status === "settled") pipeline.srem(paymentLinkKeys.active(), ref);
+    await pipeline.exec();
+    return next;
+  }
+
+  async feedAlreadySent(key: string): Promise<boolean> {
+    return (await this.redis.exists(paymentLinkKeys.feedSent(key))) === 1;
+  }
+
+  async markFeedSent(key: string): Promise<void> {
+    await this.redis.set(paymentLinkKeys.feedSent(key), "1", "EX", FEED_MARKER_TTL_SECONDS);
+  }
+}

@@ -1,0 +1,94 @@
+import type { Redis } from "ioredis";
+import { keys } from "./keys.ts";
+import { ORDER_STAGES, type OrderRecord, type OrderRepository, type OrderStage } from "./orders.ts";
+
+/**
+ * Order statistics for ops' /stats, computed by scanning the `orders:all` index (scored by creation time) over
+ * the widest window, in pages, and bucketing each order into every window it falls in.
+ *
+ * Why a scan rather than counters kept up to date by the flows and the events pipeline: the scan reads the same
+ * records the bot acts on, so it can never drift from them (no counter to forget in a new code path, no double
+ * count on a redelivered event), and "orders by stage" needs the current stage, which counters per day cannot
+ * give. Cost: one ZRANGEBYSCORE page plus one MGET per 500 orders of the last 30 days, in bounded memory — fine
+ * for an ops command. If volumes grow past that, per-day hashes updated on transition are the next step.
+ */
+export interface CorridorVolume {
+  corridor: OrderRecord["corridor"];
+  kind: OrderRecord["kind"];
+  orders: number;
+  completed: number;
+  /** Sums over completed orders, per currency code, in minor units. */
+  paid: Record<string, number>;
+  received: Record<string, number>;
+}
+
+export interface WindowStats {
+  name: string;
+  since: number;
+  orders: number;
+  byStage: Record<OrderStage, number>;
+  corridors: CorridorVolume[];
+}
+
+const PAGE = 500;
+
+function emptyStages(): Record<OrderStage, number> {
+  return Object.fromEntries(ORDER_STAGES.map((stage) => [stage, 0])) as Record<OrderStage, number>;
+}
+
+function add(sums: Record<string, number>, currency: string, amount: number): void {
+  const next = (sums[currency] ?? 0) + amount;
+  // Stay exact: a sum past 2^53 would silently lose units.
+  if (!Number.isSafeInteger(next)) throw new RangeError(`volume of ${currency} is too large to add exactly`);
+  sums[currency] = next;
+}
+
+export class StatsRepository {
+  constructor(
+    private readonly redis: Redis,
+    private readonly orders: OrderRepository,
+  ) {}
+
+  /** Stats for each window [since, until]; windows may overlap (today ⊂ 7 days ⊂ 30 days). */
+  async orderWindows(windows: Array<{ name: string; since: number }>, until: number): Promise<WindowStats[]> {
+    const results: WindowStats[] = windows.map((window) => ({
+      ...window,
+      orders: 0,
+      byStage: emptyStages(),
+      corridors: [],
+    }));
+    const earliest = Math.min(...windows.map((window) => window.since));
+    let offset = 0;
+    for (;;) {
+      const ids = await this.redis.zrangebyscore(keys.ordersAll(), earliest, until, "LIMIT", offset, PAGE);
+      if (ids.length === 0) break;
+      offset += ids.length;
+      for (const order of await this.orders.getMany(ids)) {
+        const created = Date.parse(order.createdAt);
+        for (const window of results) if (created >= window.since && created <= until) count(window, order);
+      }
+      if (ids.length < PAGE) break;
+    }
+    for (const window of results) {
+      window.corridors.sort((a, b) => a.corridor.localeCompare(b.corridor) || a.kind.localeCompare(b.kind));
+    }
+    return results;
+  }
+}
+
+function count(window: WindowStats, order: OrderRecord): void {
+  window.orders += 1;
+  window.byStage[order.stage] += 1;
+  let volume = window.corridors.find(
+    (entry) => entry.corridor === order.corridor && entry.kind === order.kind,
+  );
+  if (!volume) {
+    volume = { corridor: order.corridor, kind: order.kind, orders: 0, completed: 0, paid: {}, received: {} };
+    window.corridors.push(volume);
+  }
+  volume.orders += 1;
+  if (order.stage !== "completed") return;
+  volume.completed += 1;
+  add(volume.paid, order.pay.currency, order.pay.amount);
+  add(volume.received, order.receive.currency, order.receive.amount);
+}
