@@ -74,12 +74,12 @@ describe("ops information and user commands", () => {
     const text = stats.text ?? "";
     expect(text).toMatch(/Users: \d+ · merchants: 0/);
     for (const window of ["Today \\(UTC\\)", "Last 7 days", "Last 30 days"]) {
-      expect(text).toMatch(new RegExp(`${window}: 2 orders`));
+      expect(text).toMatch(new RegExp(`${window} · orders: 2`));
     }
     expect(text).toContain("awaiting payment 1 · completed 1");
     const paidSats = formatMoney(paid.pay.amount, "BTCSAT", LOCALE);
     const delivered = formatMoney(paid.receive.amount, "NGNKOBO", LOCALE);
-    expect(text).toContain(`NG payouts: 2 orders, 1 completed · paid ${paidSats} · delivered ${delivered}`);
+    expect(text).toContain(`NG payouts · orders: 2, completed: 1 · paid ${paidSats} · delivered ${delivered}`);
   });
 
   it("/wallets shows every balance in its currency", async () => {
@@ -190,7 +190,7 @@ describe("ops information and user commands", () => {
     expect((await ask(ops.group, ops.ada, "/merchant approve @kemi")).text).toMatch(/is now a merchant/);
     expect((await ops.stack.app.store.users.get(8_101))?.merchant).toBe(true);
     expect((await ask(ops.group, ops.ben, "/merchants")).text).toMatch(
-      /Merchants \(1\)[\s\S]*@kemi \(8101\) · 0 links/,
+      /Merchants \(1\)[\s\S]*@kemi \(8101\) · payment links: 0/,
     );
     expect((await ask(ops.group, ops.ben, "/merchant revoke 8101")).text).toMatch(/no longer a merchant/);
     expect((await ops.stack.app.store.users.get(8_101))?.merchant).toBe(false);

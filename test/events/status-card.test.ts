@@ -184,9 +184,9 @@ describe("the status card", () => {
     expect(renderStatusCard(completed!, t, "en-NG").text).toMatch(/₦10,000\.00 was delivered[\s\S]*678ae2e2/);
     const failure = renderStatusCard(failed!, t, "en-NG");
     expect(failure.text).toMatch(
-      /Your 6,016 sats are held by the payment provider, and support will refund them/,
+      /The 6,016 sats you paid is held by the payment provider, and support will refund it/,
     );
-    expect(failure.text).toMatch(/Quote order <code>56188-2561<\/code> when you contact support/);
+    expect(failure.text).toMatch(/Mention order <code>56188-2561<\/code> when you contact support/);
     expect(failure.keyboard).toBeUndefined();
     const lapsed = renderStatusCard(expired!, t, "en-NG");
     expect(lapsed.keyboard?.inline_keyboard[0]?.[0]).toMatchObject({

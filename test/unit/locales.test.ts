@@ -46,6 +46,22 @@ function shape(
 
 const english = shape(readLocale("en"));
 
+/** Keys that English writes as plural forms ("admin.broadcast.confirm" for confirm_one/confirm_other). */
+function pluralBases(namespaces: Record<string, Tree>): { plural: Set<string>; plain: Set<string> } {
+  const plural = new Set<string>();
+  const plain = new Set<string>();
+  const walk = (tree: Tree, prefix: string) => {
+    for (const [key, value] of Object.entries(tree)) {
+      if (typeof value !== "string") walk(value, `${prefix}.${key}`);
+      else if (PLURAL.test(key)) plural.add(`${prefix}.${key.replace(PLURAL, "")}`);
+      else plain.add(`${prefix}.${key}`);
+    }
+  };
+  for (const [namespace, tree] of Object.entries(namespaces)) walk(tree, namespace);
+  return { plural, plain };
+}
+const englishPlurals = pluralBases(readLocale("en")).plural;
+
 describe("locales", () => {
   it("English has strings", () => {
     expect(english.size).toBeGreaterThan(100);
@@ -63,6 +79,11 @@ describe("locales", () => {
         })
         .map(([key, value]) => `${key}: en {${value.variables}} vs ${code} {${other.get(key)?.variables}}`);
       expect({ missing, extra, mismatched }).toEqual({ missing: [], extra: [], mismatched: [] });
+    });
+
+    it(`${code} writes plural forms wherever English does (no stale singular key)`, () => {
+      const { plain } = pluralBases(readLocale(code));
+      expect([...englishPlurals].filter((key) => plain.has(key))).toEqual([]);
     });
 
     it(`${code} uses the plural categories its language needs`, () => {

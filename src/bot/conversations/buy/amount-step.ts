@@ -1,6 +1,8 @@
 import { InlineKeyboard } from "grammy";
+import { escapeHtml } from "../../../i18n/index.ts";
 import {
   formatMoney,
+  isoOf,
   type ParseAmountResult,
   parseAmount,
   resolveNumberLocale,
@@ -79,7 +81,8 @@ function parseProblem(
       return ctx.t(`buy:amount.invalid.too_many_decimals_${unit === "NGN" ? "ngn" : "sat"}`, values);
     case "wrong_currency":
       return ctx.t("buy:amount.invalid.wrong_currency", {
-        currency: result.foreign ?? result.detected ?? "?",
+        // What the user typed, as people write it (KES, USD), never our internal unit codes.
+        currency: escapeHtml(result.foreign ?? (result.detected ? isoOf(result.detected) : "?")),
       });
     default:
       return ctx.t(`buy:amount.invalid.${result.reason}`, values);
