@@ -79,7 +79,9 @@ describe("ops information and user commands", () => {
     expect(text).toContain("awaiting payment 1 · completed 1");
     const paidSats = formatMoney(paid.pay.amount, "BTCSAT", LOCALE);
     const delivered = formatMoney(paid.receive.amount, "NGNKOBO", LOCALE);
-    expect(text).toContain(`NG payouts · orders: 2, completed: 1 · paid ${paidSats} · delivered ${delivered}`);
+    expect(text).toContain(
+      `NG payouts · orders: 2, completed: 1 · paid ${paidSats} · delivered ${delivered}`,
+    );
   });
 
   it("/wallets shows every balance in its currency", async () => {
