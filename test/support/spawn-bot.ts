@@ -32,6 +32,8 @@ export interface SpawnBotOptions {
   cwd?: string;
   /** Echo the child's output to this process's stderr (debugging). */
   echo?: boolean;
+  /** "pipe" to type into the child (local mode's terminal chat); default: no stdin. */
+  stdin?: "pipe" | "ignore";
 }
 
 export type LogMatcher = string | RegExp | ((line: LogLine) => boolean);
@@ -72,7 +74,7 @@ export function spawnBot(options: SpawnBotOptions = {}): SpawnedBot {
     {
       cwd: options.cwd ?? REPO_ROOT,
       env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
     },
   );
   const lines: LogLine[] = [];
