@@ -3,6 +3,8 @@ import { sequentialize } from "@grammyjs/runner";
 import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, type Context, session, type Transformer } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
+import { CompressedRedisStorage } from "../store/compressed-storage.ts";
+import type { UserRecord } from "../store/users.ts";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.ts";
 import { cancelFeature } from "./features/cancel.ts";
 import { fallbackFeature } from "./features/fallback.ts";
@@ -10,13 +12,17 @@ import { allFeatures, type Feature } from "./features/index.ts";
 import { describeError } from "./helpers/error-reply.ts";
 import { i18nMiddleware } from "./middlewares/i18n.ts";
 import { identifyMiddleware } from "./middlewares/identify.ts";
-import { createTelegramTransformers, installTransformers } from "./telegram-transformers.ts";
+import {
+  conversationTransformers,
+  createTelegramTransformers,
+  installTransformers,
+} from "./telegram-transformers.ts";
 
 /**
  * Bump whenever a conversation's steps change: stored flows of the old shape are discarded instead of replayed
  * against new code (users see the menu again rather than a confused flow).
  */
-export const CONVERSATION_VERSION = 1;
+export const CONVERSATION_VERSION = 2;
 /** Conversation state holds raw user input (account numbers, phones): it expires. */
 export const CONVERSATION_TTL_SECONDS = 2 * 3600;
 export const SESSION_TTL_SECONDS = 30 * 24 * 3600;
@@ -36,6 +42,16 @@ export function chatKey(ctx: Context): string | undefined {
   return ctx.chat?.id.toString() ?? ctx.from?.id.toString();
 }
 
+const userMemos = new WeakMap<object, Map<number, Promise<UserRecord | undefined>>>();
+function memoFor(memos: typeof userMemos, owner: object) {
+  let memo = memos.get(owner);
+  if (!memo) {
+    memo = new Map();
+    memos.set(owner, memo);
+  }
+  return memo;
+}
+
 export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotContext> {
   const bot = new Bot<BotContext>(options.token, {
     botInfo: options.botInfo,
@@ -43,6 +59,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   });
   const transformers = options.transformers ?? createTelegramTransformers();
   installTransformers(bot.api, transformers);
+  const inConversation = conversationTransformers(transformers);
 
   if (deps.hooks?.onUpdateHandled) {
     const report = deps.hooks.onUpdateHandled;
@@ -74,13 +91,16 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
         version: CONVERSATION_VERSION,
         prefix: "conv:",
         getStorageKey: chatKey,
-        adapter: new RedisAdapter({ instance: deps.redis, ttl: CONVERSATION_TTL_SECONDS }),
+        adapter: new CompressedRedisStorage(deps.redis, CONVERSATION_TTL_SECONDS),
       },
-      // Conversation contexts are rebuilt on every replay: re-install language, deps and the outbound policy.
-      plugins: [
-        i18nMiddleware<FlowContext>(deps),
+      // Conversation contexts are rebuilt on every replay: re-install language, deps and auto-retry (API calls
+      // inside a conversation skip bot.api's transformers).
+      // Called for every replayed context; the conversation object lives for one update, so the memo lets all
+      // replayed contexts of that update share one read of the user record.
+      plugins: (conversation) => [
+        i18nMiddleware<FlowContext>(deps, memoFor(userMemos, conversation)),
         async (ctx, next) => {
-          installTransformers(ctx.api, transformers);
+          installTransformers(ctx.api, inConversation);
           await next();
         },
       ],

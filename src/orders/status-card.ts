@@ -32,17 +32,29 @@ export function formatOrderMoney(money: { amount: number; currency: string }, lo
 export function formatExpiryTime(order: Pick<OrderRecord, "expiresAt" | "corridor">, locale: string): string {
   const date = new Date(order.expiresAt);
   if (Number.isNaN(date.getTime())) return escapeHtml(order.expiresAt);
-  const options: Intl.DateTimeFormatOptions = {
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZone: CORRIDOR_TIME_ZONE[order.corridor],
-    timeZoneName: "short",
-  };
-  try {
-    return escapeHtml(new Intl.DateTimeFormat(locale, options).format(date));
-  } catch {
-    return escapeHtml(new Intl.DateTimeFormat("en", options).format(date));
+  return escapeHtml(timeFormat(locale, CORRIDOR_TIME_ZONE[order.corridor]).format(date));
+}
+
+/** Building an Intl.DateTimeFormat costs ~0.5 ms; every card render needs one, so keep them per locale and zone. */
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+function timeFormat(locale: string, timeZone: string): Intl.DateTimeFormat {
+  const key = `${locale}|${timeZone}`;
+  let format = timeFormats.get(key);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions = {
+      hour: "2-digit",
+      minute: "2-digit",
+      timeZone,
+      timeZoneName: "short",
+    };
+    try {
+      format = new Intl.DateTimeFormat(locale, options);
+    } catch {
+      format = new Intl.DateTimeFormat("en", options);
+    }
+    timeFormats.set(key, format);
   }
+  return format;
 }
 
 /** Keys that have a `_buy` variant in status.json (buy orders pay naira and receive bitcoin). */

@@ -1,0 +1,33 @@
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import type { Redis } from "ioredis";
+
+/**
+ * A grammY storage adapter (read/write/delete) that keeps JSON deflated in Redis. Conversation state is a replay
+ * log of updates and API results: it compresses about 5×, which is what keeps an active conversation within its
+ * Redis budget. Values written by the plain RedisAdapter (JSON text) are still read.
+ */
+const MARKER = 0x00;
+
+export class CompressedRedisStorage<T> {
+  constructor(
+    private readonly redis: Redis,
+    private readonly ttlSeconds?: number,
+  ) {}
+
+  async read(key: string): Promise<T | undefined> {
+    const raw = await this.redis.getBuffer(key);
+    if (!raw || raw.length === 0) return undefined;
+    const json = raw[0] === MARKER ? inflateRawSync(raw.subarray(1)) : raw;
+    return JSON.parse(json.toString("utf8")) as T;
+  }
+
+  async write(key: string, value: T): Promise<void> {
+    const packed = Buffer.concat([Buffer.of(MARKER), deflateRawSync(JSON.stringify(value), { level: 6 })]);
+    if (this.ttlSeconds === undefined) await this.redis.set(key, packed);
+    else await this.redis.set(key, packed, "EX", this.ttlSeconds);
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.redis.del(key);
+  }
+}

@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { conversationTransformers, createTelegramTransformers } from "../../src/bot/telegram-transformers.ts";
+import { type Stack, startStack } from "../support/stack.ts";
+import { confirmQuote, nigerianRecipient, quoteFor } from "./payout-support.ts";
+
+describe("the production outbound policy (throttler on)", () => {
+  it("gives conversations auto-retry only: replayed calls must not queue in the throttler again", () => {
+    const all = createTelegramTransformers({ throttle: true, onError: () => undefined });
+    expect(all).toHaveLength(3);
+    const inConversation = conversationTransformers(all);
+    expect(inConversation).toHaveLength(1);
+    expect(all.indexOf(inConversation[0]!)).toBe(1);
+  });
+
+  describe("a whole payout journey", () => {
+    let stack: Stack;
+    beforeAll(async () => {
+      stack = await startStack({ throttle: true });
+    });
+    afterAll(async () => {
+      await stack?.stop();
+    });
+
+    it("goes from /send to the invoice with the throttler on (each wait uses the driver's normal deadline)", async () => {
+      const user = stack.tg.user({ id: 9_501, first_name: "Chidi" });
+      await nigerianRecipient(user);
+      const card = await quoteFor(user, "5000");
+      const { photo, status } = await confirmQuote(user, card);
+      expect(photo.photo?.length).toBeGreaterThan(0);
+      expect(status.text).toMatch(/Waiting for payment/);
+    }, 120_000);
+  });
+});
