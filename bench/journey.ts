@@ -1,0 +1,264 @@
+import type { Bot, Context } from "grammy";
+import { createBot } from "../src/bot/create-bot.ts";
+import { allFeatures } from "../src/bot/features/index.ts";
+import { createTelegramTransformers } from "../src/bot/telegram-transformers.ts";
+import { boolOption, intOption, stringOption } from "./lib/args.ts";
+import { buildBotDeps } from "./lib/bot-deps.ts";
+import { createFloorBot } from "./lib/floor-bot.ts";
+import { chooseJourney } from "./lib/journeys.ts";
+import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "./lib/local-telegram.ts";
+import { measurePhase, type PerUpdate, type PhaseOptions, perUpdate, stepRows } from "./lib/phases.ts";
+import { startBenchRedis } from "./lib/redis.ts";
+import {
+  check,
+  machineLine,
+  ms,
+  num,
+  progress,
+  summarize,
+  table,
+  targetsTable,
+  writeResults,
+} from "./lib/report.ts";
+import { startBenchSandbox } from "./lib/sandbox.ts";
+
+/**
+ * Parts 1 and 2: N simulated users run the whole journey at once through the real createBot (all features, Redis
+ * sessions and conversations, the in-process sandbox, Telegram answered in-process), then the same update shapes
+ * go through the floor bot under the same conditions.
+ *
+ *   npm run bench:journey -- --users 1000 [--concurrency N] [--warmup 50] [--serial 20] [--log info] [--throttle]
+ *     [--throttled-users 5]
+ */
+const USERS = intOption("users", "BENCH_USERS", 1000);
+const CONCURRENCY = intOption("concurrency", "BENCH_CONCURRENCY", USERS);
+const WARMUP = intOption("warmup", "BENCH_WARMUP", 50);
+const SERIAL = intOption("serial", "BENCH_SERIAL", 20);
+const LOG_LEVEL = stringOption("log", "BENCH_LOG_LEVEL", "info");
+/** Production installs the throttler; benches answer Telegram in-process and leave it off unless asked. */
+const THROTTLE = boolOption("throttle", "BENCH_THROTTLE", false);
+/** A few users through a bot with the production outbound policy (throttler on), to show its latency. */
+const THROTTLED_USERS = intOption("throttled-users", "BENCH_THROTTLED_USERS", 5);
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  progress(`journey: ${USERS} users, concurrency ${CONCURRENCY}`);
+  const bench = await startBenchRedis();
+  const sandbox = await startBenchSandbox();
+  const tg = new LocalTelegram();
+  const built = await buildBotDeps({ redis: bench.redis, sandbox, logLevel: LOG_LEVEL, throttle: THROTTLE });
+  const features = allFeatures(built.deps);
+  const journey = chooseJourney(features);
+  const steps = journey.steps;
+  const bot = createBot(built.deps, {
+    token: BENCH_TOKEN,
+    botInfo: BENCH_BOT,
+    transformers: built.transformers,
+    features,
+  }) as unknown as Bot<Context>;
+  tg.attach(bot);
+  const floor = createFloorBot(bench.redis, tg) as unknown as Bot<Context>;
+
+  const phase = (target: Bot<Context>, options: Omit<PhaseOptions, "steps">) =>
+    measurePhase((update) => target.handleUpdate(update), tg, bench.snapshot, { steps, ...options });
+
+  progress(`"${journey.name}": warm-up (${WARMUP} users), ${SERIAL} alone, ${USERS} at once`);
+  await phase(bot, { users: WARMUP, firstUserId: 1_000_000, concurrency: 10, scripted: true });
+  const oursAlone = await phase(bot, {
+    users: SERIAL,
+    firstUserId: 2_000_000,
+    concurrency: 1,
+    scripted: true,
+    redisPerStep: true,
+  });
+  const ours = await phase(bot, {
+    users: USERS,
+    firstUserId: 3_000_000,
+    concurrency: CONCURRENCY,
+    scripted: true,
+  });
+  progress("floor: warm-up, alone, all at once");
+  // The floor's code paths are few and hot quickly; a longer warm-up still matters for the JIT.
+  await phase(floor, {
+    users: Math.max(WARMUP, 300),
+    firstUserId: 11_000_000,
+    concurrency: 50,
+    scripted: false,
+  });
+  const floorAlone = await phase(floor, {
+    users: SERIAL,
+    firstUserId: 12_000_000,
+    concurrency: 1,
+    scripted: false,
+  });
+  const floorRun = await phase(floor, {
+    users: USERS,
+    firstUserId: 13_000_000,
+    concurrency: CONCURRENCY,
+    scripted: false,
+  });
+
+  let throttled: Awaited<ReturnType<typeof phase>> | undefined;
+  if (THROTTLED_USERS > 0 && !THROTTLE) {
+    progress(`production outbound policy (throttler on): ${THROTTLED_USERS} users at once`);
+    const policyBot = createBot(built.deps, {
+      token: BENCH_TOKEN,
+      botInfo: BENCH_BOT,
+      transformers: createTelegramTransformers(),
+      features,
+    }) as unknown as Bot<Context>;
+    tg.attach(policyBot);
+    throttled = await phase(policyBot, {
+      users: THROTTLED_USERS,
+      firstUserId: 21_000_000,
+      concurrency: THROTTLED_USERS,
+      scripted: true,
+    });
+  }
+
+  const o = perUpdate(ours);
+  const f = perUpdate(floorRun);
+  const oa = perUpdate(oursAlone);
+  const fa = perUpdate(floorAlone);
+  const cpuRatio = o.cpuMsPerUpdate / f.cpuMsPerUpdate;
+  const wallRatio = o.wallMsPerUpdate / f.wallMsPerUpdate;
+  const failures = [...oursAlone.run.failures, ...ours.run.failures, ...(throttled?.run.failures ?? [])];
+  const checks = [
+    check(
+      "Journeys completed",
+      `${USERS}/${USERS}`,
+      `${ours.run.completedJourneys}/${USERS}`,
+      failures.length === 0,
+    ),
+    check("Errors logged by the bot", "0", String(built.counter.errors), built.counter.errors === 0),
+    check(
+      "Throughput through full journeys (one core)",
+      "≥ 1,000 updates/s",
+      `${num(o.updatesPerSecond, 0)} updates/s`,
+      o.updatesPerSecond >= 1000,
+    ),
+    check("CPU per update vs floor", "≤ 1.5×", `${num(cpuRatio, 1)}×`, cpuRatio <= 1.5),
+    check("Wall time per update vs floor", "≤ 1.5×", `${num(wallRatio, 1)}×`, wallRatio <= 1.5),
+  ];
+
+  const rows = stepRows(steps, oursAlone, ours);
+  const lines = [
+    "## Part 1–2 — Conversation throughput and the floor",
+    "",
+    `Journey: **${journey.name}**, ${steps.length} updates per user. ${USERS} users at once (concurrency ${CONCURRENCY}), each waiting for the bot's answer before its next step. Real createBot with allFeatures, real Redis sessions and conversations, the in-process sandbox over HTTP (its CPU is in this process too), Telegram answered in-process at grammY's fetch. Throttler ${THROTTLE ? "on" : "off"}; logs at \`${LOG_LEVEL}\`, counted not printed. The floor: grammY + sequentialize + the same RedisAdapter session + one reply per update. ${machineLine()}.`,
+    ...(journey.full
+      ? []
+      : ["", "> ⚠️ The payout flow is not in allFeatures yet: this run measures the basic journey."]),
+    "",
+    comparison("All users at once", o, f, [
+      [
+        "Updates / wall time",
+        `${ours.run.updates} / ${num(ours.run.wallMs / 1000, 1)} s`,
+        `${floorRun.run.updates} / ${num(floorRun.run.wallMs / 1000, 1)} s`,
+      ],
+    ]),
+    "",
+    `With all users in flight and no think time, latency is queueing (Little's law: ${USERS} users in flight / throughput). One user at a time (${SERIAL} users: no queueing, the cost of one update):`,
+    "",
+    comparison("One at a time", oa, fa, []),
+    "",
+    `Per step (ours). Alone = one user at a time; loaded = all users at once; CPU is the whole process (bot + sandbox)${throttled ? `; the last column: ${THROTTLED_USERS} users with the production outbound policy, createTelegramTransformers() defaults (throttler on)` : ""}.`,
+    "",
+    table(
+      [
+        "Step",
+        "Alone p50",
+        "Alone CPU",
+        "Redis cmds",
+        "Loaded p50",
+        "Loaded p99",
+        ...(throttled ? ["Throttler on p50"] : []),
+      ],
+      rows.map((row) => [
+        row.step,
+        ms(row.aloneP50),
+        ms(row.aloneCpuMs),
+        num(row.redisCommands, 1),
+        ms(row.loadedP50),
+        ms(row.loadedP99),
+        ...(throttled ? [ms(summarize(throttled.run.byStep[row.step] ?? []).p50)] : []),
+      ]),
+    ),
+    "",
+    `Redis commands per update, all users at once (ours): ${Object.entries(ours.redis.calls)
+      .slice(0, 10)
+      .map(([name, count]) => `${name} ${num(count / Math.max(1, ours.run.updates), 2)}`)
+      .join(", ")}.`,
+    "",
+    targetsTable(checks),
+  ];
+  if (failures.length > 0) {
+    lines.push("", `Failed journeys: ${failures.length} (first 5):`, "");
+    for (const failure of failures.slice(0, 5))
+      lines.push(
+        `- user ${failure.userId}, step "${failure.step}": ${failure.reason}; bot showed: ${failure.shown}`,
+      );
+  }
+  if (built.counter.samples.length > 0) {
+    lines.push("", "Logged errors (first 3):", "", ...built.counter.samples.map((line) => `- \`${line}\``));
+  }
+  console.log(lines.join("\n"));
+
+  const path = writeResults("journey", {
+    settings: {
+      users: USERS,
+      concurrency: CONCURRENCY,
+      warmup: WARMUP,
+      serial: SERIAL,
+      logLevel: LOG_LEVEL,
+      throttle: THROTTLE,
+    },
+    journey: { name: journey.name, full: journey.full, steps: steps.map((step) => step.name) },
+    ours: { ...o, redisCalls: ours.redis.calls, failures: failures.length },
+    floor: { ...f, redisCalls: floorRun.redis.calls },
+    alone: { ours: oa, floor: fa },
+    perStep: rows,
+    throttledPerStep: throttled
+      ? Object.fromEntries(steps.map((step) => [step.name, summarize(throttled.run.byStep[step.name] ?? [])]))
+      : undefined,
+    ratios: { cpu: cpuRatio, wall: wallRatio },
+    logs: built.counter,
+    telegramCalls: Object.fromEntries(tg.calls),
+    targets: checks,
+    durationSeconds: (Date.now() - started) / 1000,
+  });
+  progress(`journey: results in ${path}`);
+
+  await built.api.close();
+  await sandbox.close();
+  await bench.stop();
+}
+
+function comparison(title: string, ours: PerUpdate, floor: PerUpdate, extra: string[][]): string {
+  const row = (label: string, a: number, b: number, unit: string, decimals: number) => [
+    label,
+    `${num(a, decimals)}${unit}`,
+    `${num(b, decimals)}${unit}`,
+    `${num(a / b, 1)}×`,
+  ];
+  return table(
+    [title, "Ours", "Floor", "Ours / floor"],
+    [
+      row("Updates/s", ours.updatesPerSecond, floor.updatesPerSecond, "", 0),
+      row("Wall time per update (1 / throughput)", ours.wallMsPerUpdate, floor.wallMsPerUpdate, " ms", 3),
+      row("CPU per update (this process)", ours.cpuMsPerUpdate, floor.cpuMsPerUpdate, " ms", 3),
+      row("Latency p50", ours.latency.p50, floor.latency.p50, " ms", 2),
+      row("Latency p95", ours.latency.p95, floor.latency.p95, " ms", 2),
+      row("Latency p99", ours.latency.p99, floor.latency.p99, " ms", 2),
+      row("Redis commands per update", ours.redisCommandsPerUpdate, floor.redisCommandsPerUpdate, "", 1),
+      row("redis-server CPU per update", ours.redisCpuMsPerUpdate, floor.redisCpuMsPerUpdate, " ms", 3),
+      row("Telegram calls per update", ours.telegramCallsPerUpdate, floor.telegramCallsPerUpdate, "", 2),
+      ...extra.map((cells) => [...cells, ""]),
+    ],
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

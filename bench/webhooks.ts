@@ -1,0 +1,197 @@
+import { intOption } from "./lib/args.ts";
+import { startBenchRedis } from "./lib/redis.ts";
+import {
+  check,
+  machineLine,
+  ms,
+  num,
+  progress,
+  type TargetCheck,
+  table,
+  targetsTable,
+  writeResults,
+} from "./lib/report.ts";
+import { startBenchSandbox } from "./lib/sandbox.ts";
+import { runScenario, type ScenarioResult } from "./webhooks/scenario.ts";
+
+/**
+ * Part 3: webhook ingestion. Signed events posted to the real HTTP server's /webhooks/payout at a fixed rate, the
+ * events pipeline delivering to the Telegram emulator (own process), with Telegram's limits off, then on (emulator
+ * flood limits + the bot's throttler), the latter scaled down because 30 messages/s makes 10,000 events take
+ * minutes.
+ *
+ *   npm run bench:webhooks -- [--events 10000] [--rate 500] [--connections 64] [--limited-events 1000]
+ */
+const EVENTS = intOption("events", "BENCH_WEBHOOK_EVENTS", 10_000);
+const RATE = intOption("rate", "BENCH_WEBHOOK_RATE", 500);
+const CONNECTIONS = intOption("connections", "BENCH_WEBHOOK_CONNECTIONS", 64);
+const LIMITED_EVENTS = intOption("limited-events", "BENCH_WEBHOOK_LIMITED_EVENTS", 1_000);
+/** A short extra run with the queue workers stopped: what acknowledging alone costs. */
+const RECEIVER_EVENTS = intOption("receiver-events", "BENCH_WEBHOOK_RECEIVER_EVENTS", 4_000);
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const redis = await startBenchRedis();
+  const sandbox = await startBenchSandbox();
+  const results: ScenarioResult[] = [];
+  try {
+    if (EVENTS > 0)
+      results.push(
+        await runScenario({
+          label: "Telegram limits off",
+          events: EVENTS,
+          ratePerSecond: RATE,
+          connections: CONNECTIONS,
+          limits: false,
+          redis,
+          sandbox,
+          deliveryTimeoutMs: 240_000,
+        }),
+      );
+    if (LIMITED_EVENTS > 0) {
+      results.push(
+        await runScenario({
+          label: "Telegram limits on",
+          events: LIMITED_EVENTS,
+          ratePerSecond: RATE,
+          connections: CONNECTIONS,
+          limits: true,
+          redis,
+          sandbox,
+          deliveryTimeoutMs: 240_000,
+        }),
+      );
+    }
+    if (RECEIVER_EVENTS > 0) {
+      results.push(
+        await runScenario({
+          label: "Receiver alone (workers stopped)",
+          events: RECEIVER_EVENTS,
+          ratePerSecond: RATE,
+          connections: CONNECTIONS,
+          limits: false,
+          workers: false,
+          redis,
+          sandbox,
+          deliveryTimeoutMs: 0,
+        }),
+      );
+    }
+  } finally {
+    await sandbox.close();
+    await redis.stop();
+  }
+
+  const column = (pick: (result: ScenarioResult) => string) => results.map(pick);
+  const checks: TargetCheck[] = [];
+  for (const result of results) {
+    const suffix = ` (${result.label.toLowerCase()})`;
+    checks.push(
+      check(`Ack p99 at ${RATE} req/s${suffix}`, "< 10 ms", ms(result.ack.p99), result.ack.p99 < 10),
+    );
+    if (!result.workers) continue;
+    checks.push(
+      check(`Lost notifications${suffix}`, "0", String(result.lost), result.lost === 0),
+      check(`Duplicate notifications${suffix}`, "0", String(result.duplicates), result.duplicates === 0),
+    );
+  }
+  const limitedNote =
+    LIMITED_EVENTS > 0 && LIMITED_EVENTS < EVENTS
+      ? ` With limits on the run is scaled down to ${num(LIMITED_EVENTS, 0)} events: Telegram's ~30 messages/s makes ${num(EVENTS, 0)} events (≈ ${num(EVENTS * 1.5, 0)} messages) take minutes.`
+      : "";
+  const lines = [
+    "## Part 3 — Webhook ingestion",
+    "",
+    `Signed events (hex HMAC-SHA256 in X-Mavapay-Signature) POSTed to the real HTTP server's /webhooks/payout → createEventsPipeline (BullMQ on a private redis-server) → the Telegram emulator over HTTP in its own process; the sender is a separate process too (open loop at ${RATE} req/s, up to ${CONNECTIONS} connections). Each of the N/2 orders is a confirmed NGN payout whose status card was already sent; its payment.received and then payment.sent each notify the user once.${limitedNote} ${machineLine()}.`,
+    "",
+    table(
+      ["", ...column((result) => result.label)],
+      [
+        ["Events (orders)", ...column((r) => `${num(r.events, 0)} (${num(r.orders, 0)})`)],
+        [
+          "Answers",
+          ...column((r) =>
+            Object.entries(r.statuses)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(", "),
+          ),
+        ],
+        ["Ack latency p50", ...column((r) => ms(r.ack.p50))],
+        ["Ack latency p95", ...column((r) => ms(r.ack.p95))],
+        ["Ack latency p99", ...column((r) => ms(r.ack.p99))],
+        ["Ack latency max", ...column((r) => ms(r.ack.max))],
+        ["Accepted/s (posting phase)", ...column((r) => num(r.acceptedPerSecond, 0))],
+        ["Sender lag behind schedule p99", ...column((r) => ms(r.lagP99Ms))],
+        ["Event loop busy while posting", ...column((r) => `${num(r.eventLoopUtilization * 100, 0)}%`)],
+        [
+          "Event-loop delay p99 / max while posting",
+          ...column((r) => `${ms(r.loopDelay.p99)} / ${ms(r.loopDelay.max)}`),
+        ],
+        [
+          "GC while posting: total / longest pause",
+          ...column((r) => `${ms(r.gc.totalMs)} / ${ms(r.gc.maxMs)}`),
+        ],
+        [
+          "Time until every notification reached Telegram",
+          ...column((r) =>
+            !r.workers
+              ? "—"
+              : r.deliverySeconds === undefined
+                ? "not all arrived"
+                : `${num(r.deliverySeconds, 1)} s`,
+          ),
+        ],
+        [
+          "Notifications delivered / expected",
+          ...column((r) => (r.workers ? `${r.notifications} / ${r.orders * 2}` : "—")),
+        ],
+        ["Status card edits", ...column((r) => (r.workers ? String(r.cardEdits) : "—"))],
+        ["Lost / duplicated", ...column((r) => (r.workers ? `${r.lost} / ${r.duplicates}` : "—"))],
+        ["429 answers from Telegram", ...column((r) => String(r.tooManyRequests))],
+        ["Dead letters", ...column((r) => String(r.deadLetters))],
+        [
+          "Bot process CPU per event",
+          ...column(
+            (r) => `${ms(r.cpuMsPerEvent)}${r.workers ? " (ack + ingest + delivery)" : " (ack only)"}`,
+          ),
+        ],
+        [
+          "Redis commands per event",
+          ...column(
+            (r) =>
+              `${num(r.redisPerEvent, 1)} (${Object.entries(r.redisTop)
+                .slice(0, 4)
+                .map(([name, count]) => `${name} ${num(count, 1)}`)
+                .join(", ")})`,
+          ),
+        ],
+        ["redis-server CPU per event", ...column((r) => ms(r.redisCpuMsPerEvent))],
+        ["Errors logged", ...column((r) => String(r.logs.errors))],
+      ],
+    ),
+    "",
+    targetsTable(checks),
+  ];
+  for (const result of results) {
+    if (result.logs.samples.length > 0)
+      lines.push(
+        "",
+        `Logged errors (${result.label}):`,
+        "",
+        ...result.logs.samples.map((line) => `- \`${line}\``),
+      );
+  }
+  console.log(lines.join("\n"));
+  const path = writeResults("webhooks", {
+    settings: { events: EVENTS, rate: RATE, connections: CONNECTIONS, limitedEvents: LIMITED_EVENTS },
+    scenarios: results,
+    targets: checks,
+    durationSeconds: (Date.now() - started) / 1000,
+  });
+  progress(`webhooks: results in ${path}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,289 @@
+import { randomBytes } from "node:crypto";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { Api } from "grammy";
+import { createPayoutApi } from "../../src/api/index.ts";
+import { createTelegramTransformers, installTransformers } from "../../src/bot/telegram-transformers.ts";
+import { createEventsPipeline } from "../../src/events/index.ts";
+import { createHttpServer, PAYOUT_WEBHOOK_PATH } from "../../src/http/index.ts";
+import { AccountLanguage } from "../../src/i18n/account-language.ts";
+import { createTranslator } from "../../src/i18n/index.ts";
+import { languageResolver } from "../../src/i18n/language-of.ts";
+import { createMetrics } from "../../src/metrics.ts";
+import { renderStatusCard } from "../../src/orders/index.ts";
+import type { Sandbox } from "../../src/sandbox/index.ts";
+import { createStore } from "../../src/store/index.ts";
+import { countingLogger, type LogCounter } from "../lib/bot-deps.ts";
+import { spawnChild } from "../lib/child.ts";
+import { type BenchRedis, redisDelta } from "../lib/redis.ts";
+import { type LatencySummary, progress, summarize } from "../lib/report.ts";
+import { orderRecord, syntheticOrders } from "./events.ts";
+import type { SendPlan, SendReport } from "./sender-child.ts";
+import type { Tally } from "./telegram-child.ts";
+
+/**
+ * One webhook run: N/2 confirmed NGN payouts (each user's status card already sent, as the bot does at Confirm),
+ * then their 2 × N/2 signed events posted to the real HTTP server → createEventsPipeline (wired as createApp wires
+ * it: the same Api with the outbound policy) → the Telegram emulator in its own process. Measures the
+ * acknowledgements, then waits until every notification reached Telegram and checks none was lost or repeated.
+ */
+export interface ScenarioOptions {
+  label: string;
+  events: number;
+  ratePerSecond: number;
+  connections: number;
+  /** Telegram's flood limits in the emulator and the throttler in the bot. */
+  limits: boolean;
+  redis: BenchRedis;
+  sandbox: Sandbox;
+  /** Give up waiting for deliveries after this long. */
+  deliveryTimeoutMs: number;
+  /** false: the queue workers are not started — the receiver alone (acknowledge + queue), nothing delivered. */
+  workers?: boolean;
+}
+
+export interface ScenarioResult {
+  label: string;
+  events: number;
+  orders: number;
+  limits: boolean;
+  workers: boolean;
+  ack: LatencySummary;
+  statuses: Record<string, number>;
+  acceptedPerSecond: number;
+  postingSeconds: number;
+  lagP99Ms: number;
+  /** From the first POST until the last notification reached Telegram. */
+  deliverySeconds: number | undefined;
+  notifications: number;
+  cardEdits: number;
+  lost: number;
+  duplicates: number;
+  tooManyRequests: number;
+  deadLetters: number;
+  cpuMsPerEvent: number;
+  eventLoopUtilization: number;
+  /** Event-loop delay while posting (ms): how long a ready callback waited for the loop. */
+  loopDelay: { p50: number; p99: number; max: number };
+  /** Time in GC while posting (ms) and the longest pause. */
+  gc: { totalMs: number; maxMs: number };
+  /** Redis commands per event from the first POST until everything was delivered, and the top commands. */
+  redisPerEvent: number;
+  redisTop: Record<string, number>;
+  redisCpuMsPerEvent: number;
+  logs: LogCounter;
+}
+
+/** GC pauses in this process while measuring (PerformanceObserver "gc" entries). */
+function watchGc(): { stop(): { totalMs: number; maxMs: number } } {
+  let totalMs = 0;
+  let maxMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      totalMs += entry.duration;
+      maxMs = Math.max(maxMs, entry.duration);
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  return {
+    stop() {
+      observer.disconnect();
+      return { totalMs, maxMs };
+    },
+  };
+}
+
+const here = (file: string) => new URL(file, import.meta.url).pathname;
+
+export async function runScenario(options: ScenarioOptions): Promise<ScenarioResult> {
+  const { redis } = options.redis;
+  await options.redis.probe.flushall();
+  const run = randomBytes(4).toString("hex");
+  const orders = syntheticOrders(Math.floor(options.events / 2), 50_000_000, run);
+  const { logger, counter } = countingLogger("info");
+
+  const telegramSide = spawnChild(here("./telegram-child.ts"));
+  const sender = spawnChild(here("./sender-child.ts"));
+  try {
+    const { token, apiRoot } = await telegramSide.request<{ token: string; apiRoot: string }>("start", {
+      callLogLimit: options.events * 4 + 20_000,
+    });
+    for (let i = 0; i < orders.length; i += 1_000) {
+      await telegramSide.request(
+        "users",
+        orders.slice(i, i + 1_000).map((order) => order.userId),
+      );
+    }
+
+    progress(`${options.label}: creating ${orders.length} confirmed orders with their status cards`);
+    const store = createStore(redis);
+    const translator = await createTranslator({ logger });
+    const setupApi = new Api(token, { apiRoot });
+    const t = translator.t("en");
+    const now = Date.now();
+    for (let i = 0; i < orders.length; i += 50) {
+      await Promise.all(
+        orders.slice(i, i + 50).map(async (synthetic) => {
+          await store.users.touch({ id: synthetic.userId, firstName: "Ada", telegramLanguage: "en" });
+          const order = await store.orders.create(orderRecord(synthetic, now));
+          const card = renderStatusCard(order, t, "en-NG");
+          const sent = await setupApi.sendMessage(order.chatId, card.text, {
+            parse_mode: "HTML",
+            ...(card.keyboard ? { reply_markup: card.keyboard } : {}),
+          });
+          await store.orders.annotate(order.orderId, {
+            statusMessageId: sent.message_id,
+            confirmedAt: new Date().toISOString(),
+          });
+        }),
+      );
+    }
+
+    // Wired as createApp wires it.
+    const metrics = createMetrics({ defaultMetrics: true });
+    const api = createPayoutApi({ baseUrl: options.sandbox.baseUrl, apiKey: options.sandbox.apiKey, logger });
+    const accountLanguage = new AccountLanguage(
+      async () => (await api.getUser()).account?.settings?.language,
+      logger,
+    );
+    await accountLanguage.refresh();
+    const telegram = new Api(token, { apiRoot });
+    installTransformers(
+      telegram,
+      createTelegramTransformers({
+        throttle: options.limits,
+        onError: (method, code) => metrics.telegramErrors.inc({ method, code: String(code) }),
+      }),
+    );
+    const secret = randomBytes(24).toString("hex");
+    const events = createEventsPipeline({
+      redis,
+      logger,
+      store,
+      api,
+      telegram,
+      translator,
+      languageOf: languageResolver(store.users, accountLanguage),
+      metrics,
+      webhookSecret: secret,
+      allowUnsigned: false,
+    });
+    const http = createHttpServer({
+      logger,
+      host: "127.0.0.1",
+      port: 0,
+      payoutWebhook: events.webhookHandler,
+      readiness: events.readiness,
+      metrics: metrics.registry,
+    });
+    const { url } = await http.start();
+    const workers = options.workers ?? true;
+    if (workers) await events.start();
+    if (options.limits) await telegramSide.request("rateLimits", true);
+    await telegramSide.request("mark");
+
+    progress(`${options.label}: posting ${orders.length * 2} events at ${options.ratePerSecond}/s`);
+    globalThis.gc?.();
+    const redisBefore = await options.redis.snapshot();
+    const cpuBefore = process.cpuUsage();
+    const eluBefore = performance.eventLoopUtilization();
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+    const gcPauses = watchGc();
+    const plan: SendPlan = {
+      url: `${url}${PAYOUT_WEBHOOK_PATH}`,
+      secret,
+      run,
+      orders,
+      ratePerSecond: options.ratePerSecond,
+      connections: options.connections,
+      window: 25,
+    };
+    const report = await sender.request<SendReport>("send", plan);
+    const elu = performance.eventLoopUtilization(eluBefore);
+    loopDelay.disable();
+    const gc = gcPauses.stop();
+
+    const expected = workers ? orders.length * 2 : 0;
+    const deadline = Date.now() + options.deliveryTimeoutMs;
+    let lastLog = 0;
+    while (workers) {
+      const { sends } = await telegramSide.request<{ sends: number }>("count");
+      const stats = await events.stats();
+      const busy = Object.entries(stats).some(
+        ([queue, counts]) =>
+          !queue.includes("reconcile") &&
+          (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) > 0,
+      );
+      if (sends >= expected && !busy) break;
+      if (Date.now() > deadline) {
+        progress(
+          `${options.label}: gave up waiting after ${options.deliveryTimeoutMs / 1000} s (${sends}/${expected})`,
+        );
+        break;
+      }
+      if (Date.now() - lastLog > 10_000) {
+        lastLog = Date.now();
+        progress(`${options.label}: ${sends}/${expected} notifications delivered`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const cpu = process.cpuUsage(cpuBefore);
+    const redisUsed = redisDelta(redisBefore, await options.redis.snapshot());
+    const eventCount = orders.length * 2;
+    const tally = await telegramSide.request<Tally>("tally");
+    const deadLetters = (await events.deadLetters.list(1_000)).length;
+    let lost = 0;
+    let duplicates = 0;
+    for (const order of workers ? orders : []) {
+      const got = tally.sendsByChat[String(order.userId)] ?? 0;
+      lost += Math.max(0, 2 - got);
+      duplicates += Math.max(0, got - 2);
+    }
+    const accepted = report.statuses["200 ok"] ?? 0;
+    const postingSeconds = (report.lastAckAt - report.startedAt) / 1000;
+
+    await http.stop(2_000);
+    await events.stop();
+    await api.close();
+    return {
+      label: options.label,
+      events: orders.length * 2,
+      orders: orders.length,
+      limits: options.limits,
+      workers,
+      ack: summarize(report.latenciesMs),
+      statuses: report.statuses,
+      acceptedPerSecond: accepted / postingSeconds,
+      postingSeconds,
+      lagP99Ms: report.lagP99Ms,
+      deliverySeconds:
+        tally.sends >= expected && tally.lastAt > 0 ? (tally.lastAt - report.startedAt) / 1000 : undefined,
+      notifications: tally.sends,
+      cardEdits: tally.edits,
+      lost,
+      duplicates,
+      tooManyRequests: tally.tooMany,
+      deadLetters,
+      cpuMsPerEvent: (cpu.user + cpu.system) / 1000 / (orders.length * 2),
+      eventLoopUtilization: elu.utilization,
+      loopDelay: {
+        p50: loopDelay.percentile(50) / 1e6,
+        p99: loopDelay.percentile(99) / 1e6,
+        max: loopDelay.max / 1e6,
+      },
+      gc,
+      redisPerEvent: redisUsed.total / eventCount,
+      redisTop: Object.fromEntries(
+        Object.entries(redisUsed.calls)
+          .slice(0, 8)
+          .map(([name, count]) => [name, count / eventCount]),
+      ),
+      redisCpuMsPerEvent: (redisUsed.cpuSeconds * 1000) / eventCount,
+      logs: counter,
+    };
+  } finally {
+    await telegramSide.request("close").catch(() => undefined);
+    await telegramSide.stop();
+    await sender.stop();
+  }
+}
