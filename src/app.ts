@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { type RunnerHandle, run } from "@grammyjs/runner";
 import { type Bot, webhookCallback } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
@@ -191,8 +192,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       );
 
       if (config.telegram.mode === "webhook") {
+        // Every process of one deployment must agree on the secret without sharing more config: derive it from the
+        // bot token (one-way), unless TELEGRAM_WEBHOOK_SECRET is set.
         const secretToken =
-          config.telegram.webhookSecret ?? options.payout.apiKey.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 64);
+          config.telegram.webhookSecret ??
+          createHmac("sha256", options.telegram.token).update("telegram-webhook-secret").digest("hex");
         http.setTelegramRoute({ handler: webhookCallback(bot, "http", { secretToken }), secretToken });
         await bot.api.setWebhook(`${config.http.publicUrl}${DEFAULT_TELEGRAM_PATH}`, {
           secret_token: secretToken,

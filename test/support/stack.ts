@@ -86,7 +86,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     hooks: options.hooks,
   });
   await app.start();
-  await tg.waitForPoll();
+  if (config.telegram.mode === "polling") await tg.waitForPoll();
 
   let stopped = false;
   return {
