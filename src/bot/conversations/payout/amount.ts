@@ -5,7 +5,7 @@ import { payoutAction } from "../../callback-data/payout.ts";
 import { cancelButton } from "../../keyboards/main-menu.ts";
 import { actionButton } from "../../keyboards/payout.ts";
 import { checkAmount } from "../../services/payout-quote.ts";
-import type { FlowIo } from "./io.ts";
+import { type FlowIo, type Lazy, resolve } from "./io.ts";
 import { type AmountChoice, type Draft, withNotice } from "./steps.ts";
 
 /**
@@ -24,39 +24,42 @@ export async function askAmount(
   const { t } = io;
   const target = currencyOfCountry(draft.country);
   let mode: CurrencyCode = startIn === "BTCSAT" ? "BTCSAT" : target;
-  const minimumText =
+  const minimumText = () =>
     minimum === undefined ? t("payout:country.min_usd") : formatMoney(minimum, target, io.locale);
 
-  const render = (problem?: string) => {
-    const prompt = [
-      t("payout:amount.to", { recipient: escapeHtml(draft.label) }),
-      "",
-      mode === "BTCSAT"
-        ? t("payout:amount.prompt_sats", { min: minimumText })
-        : t("payout:amount.prompt_fiat", { currency: t(`payout:currency.${target}`), min: minimumText }),
-    ].join("\n");
-    const toggle = InlineKeyboard.text(
-      mode === "BTCSAT"
-        ? t("payout:button.toggle_fiat", { currency: t(`payout:currency.${target}`) })
-        : t("payout:button.toggle_sats"),
-      payoutAction("toggle"),
-    );
-    return {
-      text: withNotice(problem, prompt),
-      keyboard: InlineKeyboard.from([[toggle], [actionButton(t, "change_recipient")], [cancelButton(t)]]),
+  // Rendered only when the screen is sent (not on replay); `shownMode` is the toggle at the time of the call.
+  const screen = (problem?: Lazy<string>) => {
+    const shownMode = mode;
+    const text = () => {
+      const prompt = [
+        t("payout:amount.to", { recipient: escapeHtml(draft.label) }),
+        "",
+        shownMode === "BTCSAT"
+          ? t("payout:amount.prompt_sats", { min: minimumText() })
+          : t("payout:amount.prompt_fiat", { currency: t(`payout:currency.${target}`), min: minimumText() }),
+      ].join("\n");
+      return withNotice(problem === undefined ? undefined : resolve(problem), prompt);
     };
+    const keyboard = () => {
+      const toggle = InlineKeyboard.text(
+        shownMode === "BTCSAT"
+          ? t("payout:button.toggle_fiat", { currency: t(`payout:currency.${target}`) })
+          : t("payout:button.toggle_sats"),
+        payoutAction("toggle"),
+      );
+      return InlineKeyboard.from([[toggle], [actionButton(t, "change_recipient")], [cancelButton(t)]]);
+    };
+    return io.show(text, keyboard);
   };
 
-  let screen = render(notice);
-  await io.show(screen.text, screen.keyboard);
+  await screen(notice);
   for (;;) {
-    const answer = await io.ask({ text: true, hint: t("payout:hint.text") });
+    const answer = await io.ask({ text: true, hint: () => t("payout:hint.text") });
     if (answer.kind === "button") {
       if (answer.data === payoutAction("change_recipient")) return "change_recipient";
       if (answer.data === payoutAction("toggle")) {
         mode = mode === "BTCSAT" ? target : "BTCSAT";
-        screen = render();
-        await io.show(screen.text, screen.keyboard);
+        await screen();
       }
       continue;
     }
@@ -67,14 +70,15 @@ export async function askAmount(
         key: `${io.chatId}:${answer.messageId}`,
       };
     }
-    const problem = t(`payout:amount.error.${checked.reason}`, {
-      min: minimumText,
-      currency: t(`payout:currency.${mode}`),
-      detected: checked.detected ? t(`payout:currency.${checked.detected}`) : "",
-      foreign: escapeHtml(checked.foreign ?? ""),
-      context: checked.reason === "wrong_currency" && checked.foreign ? "foreign" : undefined,
-    });
-    screen = render(problem);
-    await io.show(screen.text, screen.keyboard);
+    const typedIn = mode;
+    await screen(() =>
+      t(`payout:amount.error.${checked.reason}`, {
+        min: minimumText(),
+        currency: t(`payout:currency.${typedIn}`),
+        detected: checked.detected ? t(`payout:currency.${checked.detected}`) : "",
+        foreign: escapeHtml(checked.foreign ?? ""),
+        context: checked.reason === "wrong_currency" && checked.foreign ? "foreign" : undefined,
+      }),
+    );
   }
 }

@@ -21,15 +21,18 @@ export function minimumText(io: FlowIo, country: Country, minimums: Minimums): s
 /** Step 1: where the money goes, each country with its methods and its minimum shown before typing. */
 export async function chooseCountry(io: FlowIo, minimums: Minimums, notice?: string): Promise<Country> {
   const { t } = io;
-  const lines = PAYOUT_COUNTRIES.map((country) =>
-    t("payout:country.line", {
-      flag: COUNTRY_FLAGS[country],
-      name: t(`payout:country.names.${country}`),
-      methods: t(`payout:country.methods.${country}`),
-      min: minimumText(io, country, minimums),
-    }),
-  );
-  await io.show(withNotice(notice, [t("payout:country.title"), "", ...lines].join("\n")), countryKeyboard(t));
+  const render = () => {
+    const lines = PAYOUT_COUNTRIES.map((country) =>
+      t("payout:country.line", {
+        flag: COUNTRY_FLAGS[country],
+        name: t(`payout:country.names.${country}`),
+        methods: t(`payout:country.methods.${country}`),
+        min: minimumText(io, country, minimums),
+      }),
+    );
+    return withNotice(notice, [t("payout:country.title"), "", ...lines].join("\n"));
+  };
+  await io.show(render, () => countryKeyboard(t));
   for (;;) {
     const { data } = await askButton(io);
     const country = unpackOr(payoutCountryData, data)?.country;

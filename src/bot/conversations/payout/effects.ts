@@ -1,13 +1,19 @@
 import { PayoutApiError, type Price, type Quote } from "../../../api/index.ts";
-import { type Country, type CurrencyCode, currencyOfCountry } from "../../../money/index.ts";
+import {
+  type Country,
+  type CurrencyCode,
+  currencyOfCountry,
+  type FiatCurrencyCode,
+} from "../../../money/index.ts";
 import { type OrderRecord, runOnce } from "../../../store/index.ts";
 import type { BotDeps } from "../../context.ts";
-import type { BankEntry } from "../../services/payout-banks.ts";
+import { type BankEntry, type BankSearch, createBankSearch } from "../../services/payout-banks.ts";
 import {
   buildQuoteRequest,
   customerReferenceFor,
   minimumPayout,
   PAYOUT_COUNTRIES,
+  type QuoteFigures,
   quoteFigures,
   verificationCode,
 } from "../../services/payout-quote.ts";
@@ -26,8 +32,15 @@ const CACHE = {
 const BANKS_TTL_SECONDS = 24 * 3600;
 const MINIMUMS_TTL_SECONDS = 10 * 60;
 
+/**
+ * The last value parsed per cache key, with the exact text it came from. Every step still reads Redis (another
+ * process, or ops, may have replaced the entry), but an unchanged entry is not parsed again: comparing the text
+ * is far cheaper than JSON.parse of a bank list. Values handed out are shared: callers only read them.
+ */
+const parsed = new Map<string, { raw: string; value: unknown }>();
+
 async function cached<T>(
-  deps: BotDeps,
+  deps: Pick<BotDeps, "redis">,
   key: string,
   ttl: number,
   load: () => Promise<T>,
@@ -35,20 +48,28 @@ async function cached<T>(
 ): Promise<T> {
   const raw = await deps.redis.get(key);
   if (raw) {
+    const known = parsed.get(key);
+    if (known?.raw === raw) return known.value as T;
     try {
-      return JSON.parse(raw) as T;
+      const value = JSON.parse(raw) as T;
+      parsed.set(key, { raw, value });
+      return value;
     } catch {
       // A corrupt cache entry is reloaded below.
     }
   }
   const value = await load();
   // An empty list or a partial answer is used once but not kept: the next call asks again.
-  if (complete(value)) await deps.redis.set(key, JSON.stringify(value), "EX", ttl);
+  if (complete(value)) {
+    const text = JSON.stringify(value);
+    await deps.redis.set(key, text, "EX", ttl);
+    parsed.set(key, { raw: text, value });
+  }
   return value;
 }
 
 /** GET /bank/bankcode?country=NG, cached for a day. */
-export function ngBanks(deps: BotDeps): Promise<BankEntry[]> {
+export function ngBanks(deps: Pick<BotDeps, "redis" | "api">): Promise<BankEntry[]> {
   return cached(
     deps,
     CACHE.ngBanks,
@@ -57,6 +78,20 @@ export function ngBanks(deps: BotDeps): Promise<BankEntry[]> {
       (await deps.api.listBanks("NG")).map(({ bankName, nipBankCode }) => ({ bankName, nipBankCode })),
     (banks) => banks.length > 0,
   );
+}
+
+/** The fuzzy index of each bank list, built once per list (the same list object while the cache is unchanged). */
+const bankIndexes = new WeakMap<readonly BankEntry[], BankSearch>();
+
+/** The NG bank search over the cached list: a step only searches, the index is built when the list changes. */
+export async function ngBankSearch(deps: Pick<BotDeps, "redis" | "api">): Promise<BankSearch> {
+  const banks = await ngBanks(deps);
+  let search = bankIndexes.get(banks);
+  if (!search) {
+    search = createBankSearch(banks);
+    bankIndexes.set(banks, search);
+  }
+  return search;
 }
 
 /** GET /bank/bankcode?country=ZA, cached for a day. */
@@ -108,17 +143,51 @@ export interface QuoteOrderInput {
   recipientId?: string;
 }
 
+/**
+ * What is kept of a new quote (in the idempotency record, for a day): only what the quote card and the invoice
+ * show, not the whole Quote and OrderRecord.
+ */
 export interface QuotedOrder {
+  orderId: string;
+  corridor: Country;
+  verificationCode: string;
+  figures: QuoteFigures;
+  /** The API's expiry of the quote (ISO). */
+  expiry: string;
+  /** BOLT11. */
+  invoice: string;
+}
+
+/**
+ * What the flow itself keeps of a quote in its conversation log (there until the flow ends): the card's figures.
+ * The invoice (~350 random characters, the largest part) is read back from the quote's record at Confirm.
+ */
+export type QuoteCard = Omit<QuotedOrder, "invoice">;
+
+/** Idempotency records written before QuotedOrder was trimmed held the whole quote and order. */
+interface LegacyQuotedOrder {
   quote: Quote;
   order: OrderRecord;
+}
+
+function quotedOrder(quote: Quote, order: OrderRecord, target: FiatCurrencyCode): QuotedOrder {
+  return {
+    orderId: order.orderId,
+    corridor: order.corridor,
+    verificationCode: order.verificationCode,
+    figures: quoteFigures(quote, target),
+    expiry: quote.expiry,
+    invoice: quote.invoice,
+  };
 }
 
 /**
  * POST /quote and the order record, at most once per key (a double tap or a redelivered update gets the same
  * quote back). The record starts awaiting payment so the reconciler can expire its card.
  */
-export function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<QuotedOrder> {
-  return runOnce(deps.redis, "quote", input.key, async () => {
+export async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<QuotedOrder> {
+  const target = currencyOfCountry(input.country);
+  const stored = await runOnce<QuotedOrder | LegacyQuotedOrder>(deps.redis, "quote", input.key, async () => {
     const request = buildQuoteRequest({
       country: input.country,
       beneficiary: input.beneficiary,
@@ -134,7 +203,6 @@ export function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<Q
         detail: "quote without invoice",
       });
     }
-    const target = currencyOfCountry(input.country);
     const figures = quoteFigures(quote, target);
     const order = await deps.store.orders.create({
       orderId: quote.orderId ?? quote.id,
@@ -155,8 +223,37 @@ export function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<Q
     });
     if (input.recipientId) await deps.store.recipients.touch(input.userId, input.recipientId);
     deps.logger.info({ orderId: order.orderId, corridor: input.country }, "payout quoted");
-    return { quote, order };
+    return quotedOrder(quote, order, target);
   });
+  return "quote" in stored ? quotedOrder(stored.quote, stored.order, target) : stored;
+}
+
+/** quoteAndRecord for the conversation log: the card without the invoice. */
+export async function quoteCard(deps: BotDeps, input: QuoteOrderInput): Promise<QuoteCard> {
+  const { invoice: _invoice, ...card } = await quoteAndRecord(deps, input);
+  return card;
+}
+
+export class QuoteGoneError extends Error {
+  constructor(key: string) {
+    super(`no recorded quote for ${key}`);
+    this.name = "QuoteGoneError";
+  }
+}
+
+/**
+ * The quote already made under `key` (its record lives a day; a quote holds 5 minutes). Never makes one: with
+ * no record the action throws, which runOnce turns back into "no record" (it keeps nothing for a failure).
+ */
+export async function recordedQuote(
+  deps: Pick<BotDeps, "redis">,
+  key: string,
+  country: Country,
+): Promise<QuotedOrder> {
+  const stored = await runOnce<QuotedOrder | LegacyQuotedOrder>(deps.redis, "quote", key, () => {
+    throw new QuoteGoneError(key);
+  });
+  return "quote" in stored ? quotedOrder(stored.quote, stored.order, currencyOfCountry(country)) : stored;
 }
 
 /**

@@ -81,9 +81,12 @@ export async function payoutFlow(
 /** A saved recipient of this user, by its token; anyone else's token reads as unknown. */
 async function fromSaved(io: FlowIo, token: string): Promise<Draft | undefined> {
   const userId = io.userId;
+  // Only what the draft needs is kept in the conversation log.
   const found = await io.call("saved-recipient", async (deps) => {
     const recipient = await deps.store.recipients.getByToken(token);
-    return recipient && recipient.userId === userId ? recipient : null;
+    return recipient && recipient.userId === userId
+      ? { id: recipient.id, label: recipient.label, details: recipient.details }
+      : null;
   });
   if (!found.ok || !found.value) return undefined;
   const recipient = found.value;
@@ -100,7 +103,9 @@ async function fromOrder(
   const userId = io.userId;
   const found = await io.call("requote-order", async (deps) => {
     const order = await deps.store.orders.get(orderId);
-    return order && order.userId === userId && order.kind === "payout" && order.beneficiary ? order : null;
+    if (!order || order.userId !== userId || order.kind !== "payout" || !order.beneficiary) return null;
+    const { corridor, beneficiary, recipientLabel, recipientId, receive } = order;
+    return { corridor, beneficiary, recipientLabel, receive, ...(recipientId ? { recipientId } : {}) };
   });
   if (!found.ok || !found.value?.beneficiary) return undefined;
   const order = found.value;

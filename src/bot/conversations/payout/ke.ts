@@ -9,7 +9,10 @@ import { askButton, type Draft, draftOf, promptName, promptValue } from "./steps
 /** Kenya: M-Pesa/Airtel phone, paybill + account, or till; plus the recipient's name. */
 export async function kenyaRecipient(io: FlowIo): Promise<Draft> {
   const { t } = io;
-  await io.show(t("payout:ke.method_prompt"), kenyaMethodKeyboard(t));
+  await io.show(
+    () => t("payout:ke.method_prompt"),
+    () => kenyaMethodKeyboard(t),
+  );
   for (;;) {
     const { data } = await askButton(io);
     const method = unpackOr(payoutMethodData, data)?.method;
@@ -21,20 +24,25 @@ export async function kenyaRecipient(io: FlowIo): Promise<Draft> {
 
 async function kenyaPhone(io: FlowIo): Promise<Draft> {
   const { t } = io;
-  const phone = await promptValue(io, t("payout:ke.phone_prompt"), (text) => {
-    const parsed = normaliseKenyanPhone(text);
-    return parsed.ok
-      ? { ok: true, value: parsed }
-      : { ok: false, error: t(`payout:ke.phone_error.${parsed.reason}`) };
-  });
+  const phone = await promptValue(
+    io,
+    () => t("payout:ke.phone_prompt"),
+    (text) => {
+      const parsed = normaliseKenyanPhone(text);
+      return parsed.ok
+        ? { ok: true, value: parsed }
+        : { ok: false, error: t(`payout:ke.phone_error.${parsed.reason}`) };
+    },
+  );
   // The prefix tells the network for most numbers; the user confirms (numbers move between networks).
   const suggested = phone.network === "mpesa" || phone.network === "airtel" ? phone.network : undefined;
-  const shown = escapeHtml(formatPhone(phone.e164));
+  const shown = () => escapeHtml(formatPhone(phone.e164));
   await io.show(
-    suggested
-      ? t("payout:ke.network_guess", { phone: shown, network: t(`payout:ke.network.${suggested}`) })
-      : t("payout:ke.network_ask", { phone: shown }),
-    networkKeyboard(t, suggested),
+    () =>
+      suggested
+        ? t("payout:ke.network_guess", { phone: shown(), network: t(`payout:ke.network.${suggested}`) })
+        : t("payout:ke.network_ask", { phone: shown() }),
+    () => networkKeyboard(t, suggested),
   );
   let network: "mpesa" | "airtel" | undefined;
   while (!network) {
@@ -42,7 +50,7 @@ async function kenyaPhone(io: FlowIo): Promise<Draft> {
     const picked = unpackOr(payoutNetworkData, data)?.network;
     if (picked === "mpesa" || picked === "airtel") network = picked;
   }
-  const name = await promptName(io, t("payout:ke.name_prompt", { phone: shown }));
+  const name = await promptName(io, () => t("payout:ke.name_prompt", { phone: shown() }));
   return draftOf(
     io,
     "KE",
@@ -53,15 +61,23 @@ async function kenyaPhone(io: FlowIo): Promise<Draft> {
 
 async function kenyaPaybill(io: FlowIo): Promise<Draft> {
   const { t } = io;
-  const paybill = await promptValue(io, t("payout:ke.paybill_prompt"), (text) => {
-    const parsed = parsePaybillNumber(text);
-    return parsed.ok ? parsed : { ok: false, error: t("payout:ke.paybill_error") };
-  });
-  const account = await promptValue(io, t("payout:ke.bill_account_prompt", { paybill }), (text) => {
-    const parsed = parseBillAccount(text);
-    return parsed.ok ? parsed : { ok: false, error: t("payout:ke.bill_account_error") };
-  });
-  const name = await promptName(io, t("payout:ke.business_prompt"));
+  const paybill = await promptValue(
+    io,
+    () => t("payout:ke.paybill_prompt"),
+    (text) => {
+      const parsed = parsePaybillNumber(text);
+      return parsed.ok ? parsed : { ok: false, error: t("payout:ke.paybill_error") };
+    },
+  );
+  const account = await promptValue(
+    io,
+    () => t("payout:ke.bill_account_prompt", { paybill }),
+    (text) => {
+      const parsed = parseBillAccount(text);
+      return parsed.ok ? parsed : { ok: false, error: t("payout:ke.bill_account_error") };
+    },
+  );
+  const name = await promptName(io, () => t("payout:ke.business_prompt"));
   return draftOf(
     io,
     "KE",
@@ -75,11 +91,15 @@ async function kenyaPaybill(io: FlowIo): Promise<Draft> {
 
 async function kenyaTill(io: FlowIo): Promise<Draft> {
   const { t } = io;
-  const till = await promptValue(io, t("payout:ke.till_prompt"), (text) => {
-    const parsed = parseTillNumber(text);
-    return parsed.ok ? parsed : { ok: false, error: t("payout:ke.till_error") };
-  });
-  const name = await promptName(io, t("payout:ke.business_prompt"));
+  const till = await promptValue(
+    io,
+    () => t("payout:ke.till_prompt"),
+    (text) => {
+      const parsed = parseTillNumber(text);
+      return parsed.ok ? parsed : { ok: false, error: t("payout:ke.till_error") };
+    },
+  );
+  const name = await promptName(io, () => t("payout:ke.business_prompt"));
   // The spec's till shape has no name field: the name stays in our label only.
   return draftOf(io, "KE", { identifierType: "paytotill", identifiers: { accountNumber: till } }, name);
 }

@@ -1,9 +1,9 @@
 import { escapeHtml } from "../../../i18n/index.ts";
 import { payoutAction, payoutBankData, unpackOr } from "../../callback-data/payout.ts";
 import { actionsKeyboard, bankResultsKeyboard, popularBanksKeyboard } from "../../keyboards/payout.ts";
-import { type BankEntry, createBankSearch } from "../../services/payout-banks.ts";
+import type { BankEntry } from "../../services/payout-banks.ts";
 import { classifyEnquiryFailure, parseNgAccountNumber } from "../../services/payout-recipient.ts";
-import { ngBanks } from "./effects.ts";
+import { ngBankSearch } from "./effects.ts";
 import type { FlowIo } from "./io.ts";
 import { askButton, type Draft, draftOf, failureText, promptText, withNotice } from "./steps.ts";
 
@@ -32,14 +32,14 @@ export async function nigeriaRecipient(io: FlowIo): Promise<Draft> {
     const bankName = escapeHtml(bank.bankName.trim());
     const account = await promptText(
       io,
-      t("payout:ng.account_prompt", { bank: bankName }),
+      () => t("payout:ng.account_prompt", { bank: bankName }),
       (text) => {
         const parsed = parseNgAccountNumber(text);
         return parsed.ok
           ? parsed
           : { ok: false, error: t(`payout:ng.account_error.${parsed.reason}`, { digits: parsed.count }) };
       },
-      { keyboard: actionsKeyboard(t, ["other_bank"]), notice },
+      { keyboard: () => actionsKeyboard(t, ["other_bank"]), notice },
     );
     notice = undefined;
     if ("action" in account) {
@@ -53,12 +53,13 @@ export async function nigeriaRecipient(io: FlowIo): Promise<Draft> {
       continue;
     }
     await io.show(
-      t("payout:ng.confirm_name", {
-        name: escapeHtml(verified.accountName),
-        bank: bankName,
-        account: escapeHtml(verified.accountNumber),
-      }),
-      actionsKeyboard(t, ["name_ok", "change"]),
+      () =>
+        t("payout:ng.confirm_name", {
+          name: escapeHtml(verified.accountName),
+          bank: bankName,
+          account: escapeHtml(verified.accountNumber),
+        }),
+      () => actionsKeyboard(t, ["name_ok", "change"]),
     );
     const { data } = await askButton(io);
     if (data !== payoutAction("name_ok")) continue;
@@ -79,44 +80,44 @@ export async function nigeriaRecipient(io: FlowIo): Promise<Draft> {
 /** Type part of the name ("gtb", "first bank", "kuda") or tap a popular bank. */
 async function pickBank(io: FlowIo, notice?: string): Promise<BankEntry> {
   const { t } = io;
-  const prompt = t("payout:ng.bank_prompt");
-  await io.show(withNotice(notice, prompt), popularBanksKeyboard(t));
+  const prompt = () => t("payout:ng.bank_prompt");
+  const popular = () => popularBanksKeyboard(t);
+  await io.show(() => withNotice(notice, prompt()), popular);
   for (;;) {
-    const answer = await io.ask({ text: true, hint: t("payout:hint.bank") });
+    const answer = await io.ask({ text: true, hint: () => t("payout:hint.bank") });
     if (answer.kind === "button") {
       if (answer.data === payoutAction("search")) {
-        await io.show(prompt, popularBanksKeyboard(t));
+        await io.show(prompt, popular);
         continue;
       }
       const code = unpackOr(payoutBankData, answer.data)?.code;
       if (!code) continue;
       const found = await io.call(
         "bank-by-code",
-        async (deps) => createBankSearch(await ngBanks(deps)).byCode(code) ?? null,
+        async (deps) => (await ngBankSearch(deps)).byCode(code) ?? null,
       );
       if (found.ok && found.value) return found.value;
-      const problem = found.ok ? t("payout:ng.bank_unknown") : failureText(io, found.error);
-      await io.show(withNotice(problem, prompt), popularBanksKeyboard(t));
+      await io.show(
+        () => withNotice(found.ok ? t("payout:ng.bank_unknown") : failureText(io, found.error), prompt()),
+        popular,
+      );
       continue;
     }
     const query = answer.text;
-    const results = await io.call("bank-search", async (deps) =>
-      createBankSearch(await ngBanks(deps)).search(query),
-    );
+    const results = await io.call("bank-search", async (deps) => (await ngBankSearch(deps)).search(query));
     if (!results.ok) {
-      await io.show(withNotice(failureText(io, results.error), prompt), popularBanksKeyboard(t));
+      await io.show(() => withNotice(failureText(io, results.error), prompt()), popular);
       continue;
     }
-    if (results.value.length === 0) {
-      await io.show(
-        withNotice(t("payout:ng.no_bank", { query: escapeHtml(query.trim()) }), prompt),
-        popularBanksKeyboard(t),
-      );
+    const banks = results.value;
+    const shownQuery = () => escapeHtml(query.trim());
+    if (banks.length === 0) {
+      await io.show(() => withNotice(t("payout:ng.no_bank", { query: shownQuery() }), prompt()), popular);
       continue;
     }
     await io.show(
-      t("payout:ng.bank_results", { query: escapeHtml(query.trim()) }),
-      bankResultsKeyboard(t, results.value),
+      () => t("payout:ng.bank_results", { query: shownQuery() }),
+      () => bankResultsKeyboard(t, banks),
     );
   }
 }
@@ -126,17 +127,18 @@ async function enquire(io: FlowIo, bank: BankEntry, accountNumber: string): Prom
   const { t } = io;
   const account = escapeHtml(accountNumber);
   const bankName = escapeHtml(bank.bankName.trim());
+  const retryKeyboard = () => actionsKeyboard(t, ["retry", "other_account"]);
   for (;;) {
-    const result = await io.call("name-enquiry", (deps) =>
-      deps.api.nameEnquiry({ accountNumber, bankCode: bank.nipBankCode }),
-    );
-    if (result.ok) {
+    // Only what the flow uses is kept in the conversation log.
+    const result = await io.call("name-enquiry", async (deps): Promise<Verified> => {
+      const found = await deps.api.nameEnquiry({ accountNumber, bankCode: bank.nipBankCode });
       return {
-        accountName: result.value.accountName,
-        accountNumber: result.value.accountNumber,
-        bankCode: result.value.bankCode ?? bank.nipBankCode,
+        accountName: found.accountName,
+        accountNumber: found.accountNumber,
+        bankCode: found.bankCode ?? bank.nipBankCode,
       };
-    }
+    });
+    if (result.ok) return result.value;
     const problem = classifyEnquiryFailure(result.error);
     switch (problem.kind) {
       case "invalid_account":
@@ -149,19 +151,13 @@ async function enquire(io: FlowIo, bank: BankEntry, accountNumber: string): Prom
       case "rejected":
         return { next: "account", notice: t("errors:api.rejected", { reason: escapeHtml(problem.reason) }) };
       case "verification_failed":
-        await io.show(
-          t("payout:ng.enquiry.verification_failed", { bank: bankName }),
-          actionsKeyboard(t, ["retry", "other_account"]),
-        );
+        await io.show(() => t("payout:ng.enquiry.verification_failed", { bank: bankName }), retryKeyboard);
         break;
       case "rate_limited":
-        await io.show(
-          t("payout:ng.enquiry.rate_limited", { seconds: problem.seconds }),
-          actionsKeyboard(t, ["retry", "other_account"]),
-        );
+        await io.show(() => t("payout:ng.enquiry.rate_limited", { seconds: problem.seconds }), retryKeyboard);
         break;
       case "unavailable":
-        await io.show(failureText(io, result.error), actionsKeyboard(t, ["retry", "other_account"]));
+        await io.show(() => failureText(io, result.error), retryKeyboard);
         break;
     }
     const { data } = await askButton(io);

@@ -1,15 +1,13 @@
-import type { Quote } from "../../../api/index.ts";
 import { escapeHtml, type TFunction } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
 import { formatExpiryTime } from "../../../orders/index.ts";
-import type { OrderRecord } from "../../../store/index.ts";
-import { formatCountdown, quoteFigures } from "../../services/payout-quote.ts";
+import { formatCountdown } from "../../services/payout-quote.ts";
 import { describeBeneficiary, type PayoutBeneficiary } from "../../services/payout-recipient.ts";
+import type { QuoteCard } from "./effects.ts";
 
 /** The quote card's text: money first, then who gets it, then how long the price holds and the check code. */
 export interface QuoteCardInput {
-  quote: Quote;
-  order: OrderRecord;
+  quoted: QuoteCard;
   beneficiary: PayoutBeneficiary;
   /** Name shown when the beneficiary object has none (a till). */
   name: string;
@@ -20,14 +18,14 @@ export interface QuoteCardInput {
 }
 
 export function renderQuoteCard(input: QuoteCardInput, t: TFunction, locale: string): string {
-  const { order } = input;
-  const target = order.receive.currency as Parameters<typeof quoteFigures>[1];
-  const figures = quoteFigures(input.quote, target);
+  const { quoted } = input;
+  const { figures } = quoted;
+  const target = figures.target;
   const view = describeBeneficiary(input.beneficiary, input.words, input.name);
-  const verified = order.corridor === "NG";
-  const deadline = { expiresAt: new Date(input.deadlineMs).toISOString(), corridor: order.corridor };
+  const verified = quoted.corridor === "NG";
+  const deadline = { expiresAt: new Date(input.deadlineMs).toISOString(), corridor: quoted.corridor };
   const lines = [
-    t("payout:quote.title", { code: order.verificationCode }),
+    t("payout:quote.title", { code: quoted.verificationCode }),
     "",
     t("payout:quote.pay", {
       amount: escapeHtml(formatMoney(figures.paySats, "BTCSAT", locale)),
@@ -49,7 +47,7 @@ export function renderQuoteCard(input: QuoteCardInput, t: TFunction, locale: str
       countdown: formatCountdown(input.deadlineMs - input.nowMs),
       time: formatExpiryTime(deadline, locale),
     }),
-    t("payout:quote.code_hint", { code: order.verificationCode }),
+    t("payout:quote.code_hint", { code: quoted.verificationCode }),
   );
   return lines.join("\n");
 }

@@ -1,15 +1,21 @@
-import type { Quote } from "../../../api/index.ts";
 import { requoteCallbackData } from "../../../orders/index.ts";
-import type { OrderRecord } from "../../../store/index.ts";
 import { payoutAction, payoutConfirmData } from "../../callback-data/payout.ts";
 import { maintenanceNotice, quotesPaused } from "../../features/admin/maintenance.ts";
 import { describeApiError } from "../../helpers/api-errors.ts";
 import { mainMenuKeyboard } from "../../keyboards/main-menu.ts";
 import { actionsKeyboard, expiredQuoteKeyboard, quoteKeyboard } from "../../keyboards/payout.ts";
 import { quoteValidityMs } from "../../services/payout-quote.ts";
-import { confirmOrder, quoteAndRecord, SUPERSEDED, supersede } from "./effects.ts";
+import {
+  type ConfirmResult,
+  confirmOrder,
+  type QuoteCard,
+  quoteCard,
+  recordedQuote,
+  SUPERSEDED,
+  supersede,
+} from "./effects.ts";
 import { sendInvoice } from "./invoice.ts";
-import { type FlowIo, fromFailure } from "./io.ts";
+import { type FlowIo, fromFailure, type Outcome } from "./io.ts";
 import { renderQuoteCard } from "./quote-card.ts";
 import { type AmountChoice, askButton, type Draft, methodWords } from "./steps.ts";
 
@@ -19,9 +25,14 @@ import { type AmountChoice, askButton, type Draft, methodWords } from "./steps.t
  */
 export type QuoteOutcome = "done" | "cancelled" | { back: "amount"; notice: string };
 
+type Confirmed =
+  | Exclude<ConfirmResult, { ok: true }>
+  | (Extract<ConfirmResult, { ok: true }> & { invoice: string });
+
 interface Shown {
-  quote: Quote;
-  order: OrderRecord;
+  quoted: QuoteCard;
+  /** The idempotency key the quote was made under (its record holds the invoice). */
+  key: string;
   deadlineMs: number;
 }
 
@@ -42,11 +53,11 @@ export async function quoteAndConfirm(
       // Ops may have paused new quotes while this user was mid-flow: nothing is quoted, the flow ends politely.
       const pause = await io.conversation.external(() => quotesPaused(io.deps));
       if (pause.paused) {
-        await io.ctx.reply(maintenanceNotice(t, pause), { parse_mode: "HTML" });
+        await io.reply(() => maintenanceNotice(t, pause), { parse_mode: "HTML" });
         return "cancelled";
       }
       const result = await io.call("quote", (deps) =>
-        quoteAndRecord(deps, {
+        quoteCard(deps, {
           key: requestKey,
           country: draft.country,
           beneficiary: draft.beneficiary,
@@ -63,23 +74,31 @@ export async function quoteAndConfirm(
           return { back: "amount", notice: t("payout:amount.error.too_small_api") };
         }
         if (!described.retryable) return { back: "amount", notice: described.text };
-        await io.show(described.text, actionsKeyboard(t, ["retry", "change_amount"]));
+        await io.show(described.text, () => actionsKeyboard(t, ["retry", "change_amount"]));
         const { data, queryId } = await askButton(io);
         if (data === payoutAction("change_amount")) return { back: "amount", notice: "" };
         key = queryId;
         continue;
       }
       const receivedAt = await io.conversation.now();
-      const { quote, order } = result.value;
-      shown = { quote, order, deadlineMs: receivedAt + quoteValidityMs(quote.expiry, receivedAt) };
-      const messageId = await io.show(card(io, draft, shown, receivedAt), quoteKeyboard(t, order.orderId));
-      await io.call("quote-message", (deps) =>
-        deps.store.orders.annotate(order.orderId, { quoteMessageId: messageId }),
+      const quoted = result.value;
+      const next: Shown = {
+        quoted,
+        key: requestKey,
+        deadlineMs: receivedAt + quoteValidityMs(quoted.expiry, receivedAt),
+      };
+      shown = next;
+      const messageId = await io.show(
+        () => card(io, draft, next, receivedAt),
+        () => quoteKeyboard(t, quoted.orderId),
       );
+      await io.call("quote-message", async (deps) => {
+        await deps.store.orders.annotate(quoted.orderId, { quoteMessageId: messageId });
+      });
     }
     if (!shown) return { back: "amount", notice: "" };
     const current = shown;
-    const orderId = current.order.orderId;
+    const orderId = current.quoted.orderId;
 
     const answer = await io.ask({
       hint: t("payout:hint.quote"),
@@ -95,8 +114,8 @@ export async function quoteAndConfirm(
     }
     if (data === payoutAction("cancel")) {
       await io.call("supersede", (deps) => supersede(deps, orderId, SUPERSEDED.cancelled));
-      await io.show(t("payout:quote.cancelled"));
-      await io.ctx.reply(t("common:cancelled", { what: t("common:flows.payout") }), {
+      await io.show(() => t("payout:quote.cancelled"));
+      await io.reply(() => t("common:cancelled", { what: t("common:flows.payout") }), {
         reply_markup: mainMenuKeyboard(t),
       });
       return "cancelled";
@@ -104,25 +123,34 @@ export async function quoteAndConfirm(
     if (data !== payoutConfirmData.pack({ orderId })) continue;
 
     const now = await io.conversation.now();
-    const confirmed =
+    const confirmed: Outcome<Confirmed> =
       now < current.deadlineMs
-        ? await io.call("confirm", (deps) => confirmOrder(deps, orderId, new Date(now).toISOString()))
-        : ({ ok: true, value: { ok: false, reason: "expired" } } as const);
+        ? await io.call("confirm", async (deps): Promise<Confirmed> => {
+            // The invoice first: an order confirmed here always gets its invoice.
+            const { invoice } = await recordedQuote(deps, current.key, draft.country);
+            const result = await confirmOrder(deps, orderId, new Date(now).toISOString());
+            return result.ok ? { ...result, invoice } : result;
+          })
+        : { ok: true, value: { ok: false, reason: "expired" } };
     if (!confirmed.ok) {
+      const { error } = confirmed;
       await io.show(
-        `${describeApiError(fromFailure(confirmed.error), t).text}\n\n${card(io, draft, current, now)}`,
-        quoteKeyboard(t, orderId),
+        () => `${describeApiError(fromFailure(error), t).text}\n\n${card(io, draft, current, now)}`,
+        () => quoteKeyboard(t, orderId),
       );
       continue;
     }
     if (!confirmed.value.ok) {
       // Past its time on our clock, or the reconciler already expired it: never hand out a stale invoice.
       await io.call("supersede", (deps) => supersede(deps, orderId));
-      await io.show(t("payout:quote.expired"), expiredQuoteKeyboard(t));
+      await io.show(
+        () => t("payout:quote.expired"),
+        () => expiredQuoteKeyboard(t),
+      );
       continue;
     }
-    await io.show(`${card(io, draft, current, now)}\n\n${t("payout:quote.confirmed")}`);
-    await sendInvoice(io, confirmed.value.order, current.quote, current.deadlineMs);
+    await io.show(() => `${card(io, draft, current, now)}\n\n${t("payout:quote.confirmed")}`);
+    await sendInvoice(io, confirmed.value.order, confirmed.value.invoice, current.deadlineMs);
     return "done";
   }
 }
@@ -130,8 +158,7 @@ export async function quoteAndConfirm(
 function card(io: FlowIo, draft: Draft, shown: Shown, nowMs: number): string {
   return renderQuoteCard(
     {
-      quote: shown.quote,
-      order: shown.order,
+      quoted: shown.quoted,
       beneficiary: draft.beneficiary,
       name: draft.name,
       words: methodWords(io),

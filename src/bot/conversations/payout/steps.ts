@@ -8,7 +8,7 @@ import {
   parseRecipientName,
   recipientLabel,
 } from "../../services/payout-recipient.ts";
-import { type FlowIo, fromFailure } from "./io.ts";
+import { type FlowIo, fromFailure, type Lazy, resolve } from "./io.ts";
 
 /** What the flow knows about the beneficiary once a recipient step is done. */
 export interface Draft {
@@ -38,7 +38,7 @@ export function withNotice(notice: string | undefined, prompt: string): string {
 /** Wait for one of this screen's buttons; typed text gets the "use the buttons" hint. */
 export async function askButton(
   io: FlowIo,
-  hint = io.t("payout:hint.buttons"),
+  hint: Lazy<string> = () => io.t("payout:hint.buttons"),
 ): Promise<{ data: string; queryId: string }> {
   for (;;) {
     const answer = await io.ask({ hint });
@@ -52,25 +52,27 @@ export async function askButton(
  */
 export async function promptText<T>(
   io: FlowIo,
-  prompt: string,
+  prompt: Lazy<string>,
   parse: (text: string) => Parsed<T>,
-  options: { keyboard?: InlineKeyboard; notice?: string } = {},
+  options: { keyboard?: () => InlineKeyboard; notice?: string } = {},
 ): Promise<{ value: T } | { action: string }> {
-  const keyboard = options.keyboard ?? cancelOnlyKeyboard(io.t);
-  await io.show(withNotice(options.notice, prompt), keyboard);
+  const keyboard = options.keyboard ?? (() => cancelOnlyKeyboard(io.t));
+  const { notice } = options;
+  await io.show(() => withNotice(notice, resolve(prompt)), keyboard);
   for (;;) {
-    const answer = await io.ask({ text: true, hint: io.t("payout:hint.text") });
+    const answer = await io.ask({ text: true, hint: () => io.t("payout:hint.text") });
     if (answer.kind === "button") return { action: answer.data };
     const parsed = parse(answer.text);
     if (parsed.ok) return { value: parsed.value };
-    await io.show(withNotice(parsed.error, prompt), keyboard);
+    const { error } = parsed;
+    await io.show(() => withNotice(error, resolve(prompt)), keyboard);
   }
 }
 
 /** promptText for screens whose only button is ❌: loops until a value. */
 export async function promptValue<T>(
   io: FlowIo,
-  prompt: string,
+  prompt: Lazy<string>,
   parse: (text: string) => Parsed<T>,
 ): Promise<T> {
   for (;;) {
@@ -80,7 +82,7 @@ export async function promptValue<T>(
 }
 
 /** The recipient's (or business's) name. */
-export function promptName(io: FlowIo, prompt: string): Promise<string> {
+export function promptName(io: FlowIo, prompt: Lazy<string>): Promise<string> {
   return promptValue(io, prompt, (text) => {
     const parsed = parseRecipientName(text);
     return parsed.ok ? parsed : { ok: false, error: io.t("payout:error.name") };
@@ -95,13 +97,13 @@ export function failureText(io: FlowIo, failure: Parameters<typeof fromFailure>[
 /** Method words used in labels ("M-Pesa ••5678", "Till 123456"). */
 export function methodWords(io: FlowIo) {
   const { t } = io;
-  return {
+  return io.memo("method-words", () => ({
     mpesa: t("payout:ke.network.mpesa"),
     airtel: t("payout:ke.network.airtel"),
     paybill: t("payout:label.paybill"),
     till: t("payout:label.till"),
     mtn: t("payout:label.mtn"),
-  };
+  }));
 }
 
 /** A finished recipient step: the beneficiary with its masked label. */

@@ -11,14 +11,14 @@ import { askButton, type Draft, draftOf, failureText, promptName, promptValue, w
 export async function southAfricaRecipient(io: FlowIo): Promise<Draft> {
   const { t } = io;
   const bankName = await pickZaBank(io);
-  const shownBank = escapeHtml(bankName);
-  const accountNumber = await promptValue(io, t("payout:za.account_prompt", { bank: shownBank }), (text) => {
+  const accountPrompt = () => t("payout:za.account_prompt", { bank: escapeHtml(bankName) });
+  const accountNumber = await promptValue(io, accountPrompt, (text) => {
     const parsed = parseZaAccountNumber(text);
     return parsed.ok
       ? parsed
       : { ok: false, error: t(`payout:za.account_error.${parsed.reason}`, { digits: parsed.count }) };
   });
-  const name = await promptName(io, t("payout:za.name_prompt"));
+  const name = await promptName(io, () => t("payout:za.name_prompt"));
   return draftOf(io, "ZA", { name, bankName, bankAccountNumber: accountNumber }, name);
 }
 
@@ -27,15 +27,20 @@ async function pickZaBank(io: FlowIo): Promise<string> {
   for (;;) {
     const list = await io.call("za-banks", (deps) => zaBanks(deps));
     if (!list.ok) {
-      await io.show(failureText(io, list.error), actionsKeyboard(t, ["retry"]));
+      const { error } = list;
+      await io.show(
+        () => failureText(io, error),
+        () => actionsKeyboard(t, ["retry"]),
+      );
       await askButton(io);
       continue;
     }
     const names = list.value;
-    const prompt = t("payout:za.bank_prompt");
-    await io.show(prompt, zaBanksKeyboard(t, names));
+    const prompt = () => t("payout:za.bank_prompt");
+    const keyboard = () => zaBanksKeyboard(t, names);
+    await io.show(prompt, keyboard);
     for (;;) {
-      const answer = await io.ask({ text: true, hint: t("payout:hint.buttons") });
+      const answer = await io.ask({ text: true, hint: () => t("payout:hint.buttons") });
       if (answer.kind === "button") {
         if (answer.data === payoutAction("retry")) break;
         const index = unpackOr(payoutZaBankData, answer.data)?.index;
@@ -47,9 +52,10 @@ async function pickZaBank(io: FlowIo): Promise<string> {
       const index = matchZaBank(names, answer.text);
       const name = index === undefined ? undefined : names[index];
       if (name) return name;
+      const query = answer.text;
       await io.show(
-        withNotice(t("payout:za.no_bank", { query: escapeHtml(answer.text.trim()) }), prompt),
-        zaBanksKeyboard(t, names),
+        () => withNotice(t("payout:za.no_bank", { query: escapeHtml(query.trim()) }), prompt()),
+        keyboard,
       );
     }
   }
