@@ -1,6 +1,16 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: dependencies are installed once with the lock file; the runtime image holds production
-# dependencies, the sources and the locales only, and runs as a non-root user.
+# Multi-stage: the build stage compiles the TypeScript with tsc (scripts/build.mjs → dist/); the runtime image holds
+# production dependencies, the compiled code and the locales only, and runs as a non-root user. Compiled code loads
+# in ~40 MB less RSS than running the sources through tsx (bench/README.md, part 4).
+FROM node:20.19-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+RUN node scripts/build.mjs
+
 FROM node:20.19-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
@@ -12,12 +22,12 @@ ENV NODE_ENV=production \
     PORT=8080
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json tsconfig.json ./
-COPY src ./src
+COPY package.json ./
+# dist/i18n reads ../../locales and dist/sandbox/data holds the bank registry: keep dist/ beside locales/.
+COPY --from=build /app/dist ./dist
 COPY locales ./locales
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-# tsx (a production dependency) runs the TypeScript sources directly; no build step to drift from the tests.
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "dist/main.js"]

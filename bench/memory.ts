@@ -1,8 +1,9 @@
 import type { Bot, Context } from "grammy";
 import { createBot } from "../src/bot/create-bot.ts";
 import { allFeatures } from "../src/bot/features/index.ts";
-import { intOption } from "./lib/args.ts";
+import { boolOption, intOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
+import { runCompiled, runningCompiled, withoutCompiledFlag } from "./lib/compiled.ts";
 import { chooseJourney } from "./lib/journeys.ts";
 import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "./lib/local-telegram.ts";
 import { redisSnapshot, startBenchRedis } from "./lib/redis.ts";
@@ -14,8 +15,15 @@ import { startBenchSandbox } from "./lib/sandbox.ts";
  * Part 4: memory. (a) Redis bytes of one user's session and conversation keys (MEMORY USAGE) after each step of
  * the journey; (b) this process's RSS with many users holding a session and an active conversation, after GC.
  *
- *   npm run bench:memory -- [--sessions 10000] [--hold 2] [--sample 10] [--crowd-concurrency 200]
+ *   npm run bench:memory -- [--sessions 10000] [--hold 2] [--sample 10] [--crowd-concurrency 200] [--compiled]
+ *
+ * --compiled: measure the production build instead (src/ and bench/ compiled by tsc, run by plain node without
+ * tsx: what `npm run start:prod` and the Docker image run); results go to bench/results/memory-compiled.json.
  */
+const COMPILED = boolOption("compiled", "BENCH_MEMORY_COMPILED", false);
+/** How this process runs the code: TypeScript through tsx, or compiled JavaScript (bench/lib/compiled.ts). */
+const MODE = runningCompiled ? "compiled" : "tsx";
+const MODE_LABEL = runningCompiled ? "compiled by tsc, plain node (production)" : "TypeScript through tsx";
 const USERS = intOption("sessions", "BENCH_MEMORY_SESSIONS", 10_000);
 /** How many journey steps the crowd walks before it is measured (2: /start + "Send money" → a live flow). */
 const HOLD = intOption("hold", "BENCH_MEMORY_HOLD", 2);
@@ -140,14 +148,16 @@ async function main(): Promise<void> {
       worstActive <= 2048,
     ),
     check(
-      `RSS with ${num(USERS, 0)} users holding sessions (after GC)`,
+      `RSS with ${num(USERS, 0)} users holding sessions (after GC, ${MODE})`,
       "< 150 MB",
       bytes(after.rss),
       after.rss < 150 * 1024 * 1024,
     ),
   ];
   const lines = [
-    "## Part 4 — Memory",
+    runningCompiled ? "## Part 4b — Memory, production build" : "## Part 4 — Memory",
+    "",
+    `Code loaded as: **${MODE_LABEL}**.`,
     "",
     `Redis MEMORY USAGE of one user's keys after each step of **${journey.name}** (mean of ${SAMPLE} users walking alone): the session (key = chat id), the conversation (\`conv:\` + chat id; deleted when the flow ends) and the user record. ${machineLine()}.`,
     "",
@@ -211,7 +221,8 @@ async function main(): Promise<void> {
       );
   }
   console.log(lines.join("\n"));
-  const path = writeResults("memory", {
+  const path = writeResults(runningCompiled ? "memory-compiled" : "memory", {
+    mode: MODE,
     settings: {
       users: USERS,
       hold: holdSteps.map((s) => s.name),
@@ -238,7 +249,11 @@ async function main(): Promise<void> {
   await bench.stop();
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (COMPILED && !runningCompiled) {
+  process.exitCode = runCompiled("memory", withoutCompiledFlag(process.argv.slice(2)));
+} else {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -18,11 +18,20 @@ import {
  * so one part's heap, JIT state and Redis never colour the next. Each part prints its markdown to stdout and
  * writes bench/results/<part>.json; this prints them all and a summary of every target.
  *
- *   npm run bench -- [--only journey,webhooks,memory] [any part's options, e.g. --users 500 --events 4000]
+ *   npm run bench -- [--only journey,webhooks,memory,memory-compiled] [any part's options, e.g. --users 500]
+ *
+ * memory-compiled is part 4 again on the production build (tsc → plain node, no tsx; bench/lib/compiled.ts);
+ * webhooks-compiled (part 3 on the production build) runs only when asked for with --only.
  */
-const PARTS = ["journey", "webhooks", "memory"] as const;
+const PARTS = ["journey", "webhooks", "webhooks-compiled", "memory", "memory-compiled"] as const;
+const DEFAULT_PARTS = ["journey", "webhooks", "memory", "memory-compiled"];
+/** Parts that are another part's script with extra options. */
+const VARIANTS: Record<string, { script: string; args: string[] }> = {
+  "webhooks-compiled": { script: "webhooks", args: ["--compiled"] },
+  "memory-compiled": { script: "memory", args: ["--compiled"] },
+};
 const BUDGET_SECONDS = 600;
-const only = stringOption("only", "BENCH_ONLY", PARTS.join(","))
+const only = stringOption("only", "BENCH_ONLY", DEFAULT_PARTS.join(","))
   .split(",")
   .map((part) => part.trim())
   .filter(Boolean);
@@ -35,9 +44,17 @@ const benchDir = fileURLToPath(new URL(".", import.meta.url));
 function runPart(part: string): Promise<{ code: number; output: string; seconds: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
+    const variant = VARIANTS[part] ?? { script: part, args: [] };
     const child = spawn(
       process.execPath,
-      ["--expose-gc", "--import", "tsx", join(benchDir, `${part}.ts`), ...passThrough],
+      [
+        "--expose-gc",
+        "--import",
+        "tsx",
+        join(benchDir, `${variant.script}.ts`),
+        ...variant.args,
+        ...passThrough,
+      ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     let output = "";
@@ -76,6 +93,7 @@ async function main(): Promise<void> {
     }
   }
   const totalSeconds = (Date.now() - started) / 1000;
+  const memory = memoryComparison(durations);
   console.log(
     [
       "## Summary",
@@ -85,6 +103,7 @@ async function main(): Promise<void> {
         checks.map((item) => [item.part, item.name, item.target, item.measured, item.met ? "✅" : "❌"]),
       ),
       "",
+      ...(memory ? [memory, ""] : []),
       table(
         ["Part", "Wall time", "Exit"],
         [
@@ -104,6 +123,39 @@ async function main(): Promise<void> {
   );
   writeResults("summary", { parts: durations, targets: checks, totalSeconds });
   if (durations.some(([, , code]) => code !== 0)) process.exitCode = 1;
+}
+
+interface MemoryResults {
+  settings?: { users?: number };
+  process?: { loaded?: { rss: number }; after?: { rss: number } };
+}
+
+/** RSS of the same code run through tsx and compiled (production), when both memory parts ran in this run. */
+function memoryComparison(durations: [string, number, number][]): string | undefined {
+  const read = (part: string): MemoryResults | undefined => {
+    if (!durations.some(([name, , code]) => name === part && code === 0)) return undefined;
+    try {
+      return JSON.parse(readFileSync(join(RESULTS_DIR, `${part}.json`), "utf8")) as MemoryResults;
+    } catch {
+      return undefined;
+    }
+  };
+  const tsx = read("memory");
+  const compiled = read("memory-compiled");
+  if (!tsx?.process || !compiled?.process) return undefined;
+  const mb = (value: number | undefined) => (value === undefined ? "—" : `${num(value / 1024 / 1024, 1)} MB`);
+  const users = num(compiled.settings?.users ?? tsx.settings?.users ?? 0, 0);
+  return table(
+    ["Process RSS (after GC)", "TypeScript through tsx", "Compiled, plain node (production)"],
+    [
+      ["Right after loading the code", mb(tsx.process.loaded?.rss), mb(compiled.process.loaded?.rss)],
+      [
+        `With ${users} users holding a live flow`,
+        mb(tsx.process.after?.rss),
+        mb(compiled.process.after?.rss),
+      ],
+    ],
+  );
 }
 
 main().catch((error: unknown) => {

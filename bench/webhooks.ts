@@ -1,4 +1,5 @@
-import { intOption } from "./lib/args.ts";
+import { boolOption, intOption, stringOption } from "./lib/args.ts";
+import { runCompiled, runningCompiled, withoutCompiledFlag } from "./lib/compiled.ts";
 import { startBenchRedis } from "./lib/redis.ts";
 import {
   check,
@@ -21,6 +22,9 @@ import { runScenario, type ScenarioResult } from "./webhooks/scenario.ts";
  * minutes.
  *
  *   npm run bench:webhooks -- [--events 10000] [--rate 500] [--connections 64] [--limited-events 1000]
+ *     [--receiver-events 4000] [--compiled] [--cpu-profile <dir>]
+ *
+ * The receiver-alone run is what a PROCESS_ROLE=web process does (workers run in other processes).
  */
 const EVENTS = intOption("events", "BENCH_WEBHOOK_EVENTS", 10_000);
 const RATE = intOption("rate", "BENCH_WEBHOOK_RATE", 500);
@@ -28,6 +32,10 @@ const CONNECTIONS = intOption("connections", "BENCH_WEBHOOK_CONNECTIONS", 64);
 const LIMITED_EVENTS = intOption("limited-events", "BENCH_WEBHOOK_LIMITED_EVENTS", 1_000);
 /** A short extra run with the queue workers stopped: what acknowledging alone costs. */
 const RECEIVER_EVENTS = intOption("receiver-events", "BENCH_WEBHOOK_RECEIVER_EVENTS", 4_000);
+/** Run the production build (tsc → plain node, no tsx) instead of the TypeScript sources through tsx. */
+const COMPILED = boolOption("compiled", "BENCH_WEBHOOK_COMPILED", false);
+/** A directory: write a CPU profile of each scenario's measured window there. */
+const CPU_PROFILE_DIR = stringOption("cpu-profile", "BENCH_WEBHOOK_CPU_PROFILE", "") || undefined;
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -46,6 +54,7 @@ async function main(): Promise<void> {
           redis,
           sandbox,
           deliveryTimeoutMs: 240_000,
+          cpuProfileDir: CPU_PROFILE_DIR,
         }),
       );
     if (LIMITED_EVENTS > 0) {
@@ -59,13 +68,14 @@ async function main(): Promise<void> {
           redis,
           sandbox,
           deliveryTimeoutMs: 240_000,
+          cpuProfileDir: CPU_PROFILE_DIR,
         }),
       );
     }
     if (RECEIVER_EVENTS > 0) {
       results.push(
         await runScenario({
-          label: "Receiver alone (workers stopped)",
+          label: "Receiver alone (PROCESS_ROLE=web)",
           events: RECEIVER_EVENTS,
           ratePerSecond: RATE,
           connections: CONNECTIONS,
@@ -74,6 +84,7 @@ async function main(): Promise<void> {
           redis,
           sandbox,
           deliveryTimeoutMs: 0,
+          cpuProfileDir: CPU_PROFILE_DIR,
         }),
       );
     }
@@ -100,7 +111,7 @@ async function main(): Promise<void> {
       ? ` With limits on the run is scaled down to ${num(LIMITED_EVENTS, 0)} events: Telegram's ~30 messages/s makes ${num(EVENTS, 0)} events (≈ ${num(EVENTS * 1.5, 0)} messages) take minutes.`
       : "";
   const lines = [
-    "## Part 3 — Webhook ingestion",
+    runningCompiled ? "## Part 3 — Webhook ingestion (production build)" : "## Part 3 — Webhook ingestion",
     "",
     `Signed events (hex HMAC-SHA256 in X-Mavapay-Signature) POSTed to the real HTTP server's /webhooks/payout → createEventsPipeline (BullMQ on a private redis-server) → the Telegram emulator over HTTP in its own process; the sender is a separate process too (open loop at ${RATE} req/s, up to ${CONNECTIONS} connections). Each of the N/2 orders is a confirmed NGN payout whose status card was already sent; its payment.received and then payment.sent each notify the user once.${limitedNote} ${machineLine()}.`,
     "",
@@ -120,6 +131,10 @@ async function main(): Promise<void> {
         ["Ack latency p95", ...column((r) => ms(r.ack.p95))],
         ["Ack latency p99", ...column((r) => ms(r.ack.p99))],
         ["Ack latency max", ...column((r) => ms(r.ack.max))],
+        [
+          "In the bot's process p50 / p99 / max",
+          ...column((r) => `${ms(r.server.p50)} / ${ms(r.server.p99)} / ${ms(r.server.max)}`),
+        ],
         ["Accepted/s (posting phase)", ...column((r) => num(r.acceptedPerSecond, 0))],
         ["Sender lag behind schedule p99", ...column((r) => ms(r.lagP99Ms))],
         ["Event loop busy while posting", ...column((r) => `${num(r.eventLoopUtilization * 100, 0)}%`)],
@@ -130,6 +145,14 @@ async function main(): Promise<void> {
         [
           "GC while posting: total / longest pause",
           ...column((r) => `${ms(r.gc.totalMs)} / ${ms(r.gc.maxMs)}`),
+        ],
+        [
+          "GC pauses by kind: count, longest",
+          ...column((r) =>
+            Object.entries(r.gc.byKind)
+              .map(([kind, k]) => `${kind} ${k.count}, ${ms(k.maxMs)}`)
+              .join("; "),
+          ),
         ],
         [
           "Time until every notification reached Telegram",
@@ -182,7 +205,8 @@ async function main(): Promise<void> {
       );
   }
   console.log(lines.join("\n"));
-  const path = writeResults("webhooks", {
+  const path = writeResults(runningCompiled ? "webhooks-compiled" : "webhooks", {
+    mode: runningCompiled ? "compiled" : "tsx",
     settings: { events: EVENTS, rate: RATE, connections: CONNECTIONS, limitedEvents: LIMITED_EVENTS },
     scenarios: results,
     targets: checks,
@@ -191,7 +215,11 @@ async function main(): Promise<void> {
   progress(`webhooks: results in ${path}`);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (COMPILED && !runningCompiled) {
+  process.exitCode = runCompiled("webhooks", withoutCompiledFlag(process.argv.slice(2)));
+} else {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

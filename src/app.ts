@@ -138,12 +138,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   deps.ops = events;
 
+  const role = config.processRole;
   const http = createHttpServer({
     logger,
     host: config.http.host,
     port: config.http.port,
-    // The tap records the last webhook (for /health) and raises signature-failure alerts.
-    payoutWebhook: alerts.tapWebhook(events.webhookHandler),
+    // The tap records the last webhook (for /health) and raises signature-failure alerts. A worker process
+    // (PROCESS_ROLE=worker) serves health and metrics only: webhooks go to the web processes.
+    payoutWebhook: role === "worker" ? undefined : alerts.tapWebhook(events.webhookHandler),
     readiness: [...events.readiness, { name: "payout_api", check: () => api.ping() }],
     metrics: metrics.registry,
   });
@@ -167,8 +169,14 @@ export async function createApp(options: AppOptions): Promise<App> {
       accountLanguage.start(options.accountRefreshMs);
       const { url } = await http.start();
       app.httpUrl = url;
-      await events.start();
+      // web: acknowledge webhooks and serve the bot without queue workers, so acks never wait behind deliveries.
+      if (role !== "web") await events.start();
       alerts.start();
+      if (role === "worker") {
+        // Queue workers and the reconciler only: updates and webhook registration belong to the web processes.
+        logger.info({ role, http: url }, "events worker started");
+        return;
+      }
 
       const publicUrl = options.publicUrl === "self" ? url : options.publicUrl;
       if (publicUrl && options.payout.webhookSecret) {
@@ -208,7 +216,10 @@ export async function createApp(options: AppOptions): Promise<App> {
           runner: { fetch: { allowed_updates: ["message", "callback_query", "my_chat_member"] } },
         });
       }
-      logger.info({ username: bot.botInfo.username, mode: config.telegram.mode, http: url }, "bot started");
+      logger.info(
+        { username: bot.botInfo.username, mode: config.telegram.mode, role, http: url },
+        "bot started",
+      );
     },
     async stop() {
       if (stopped) return;

@@ -108,6 +108,7 @@ export const configSchema = z
       z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     ),
     LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(["json", "pretty"]).optional()),
+    PROCESS_ROLE: z.preprocess(emptyToUndefined, z.enum(["all", "web", "worker"]).default("all")),
   })
   .transform((env) => {
     const local = !env.BOT_TOKEN;
@@ -136,6 +137,11 @@ export const configSchema = z
       redisUrl: env.REDIS_URL,
       admin: { chatId: env.ADMIN_CHAT_ID, userIds: env.ADMIN_USER_IDS },
       lowBalanceAlerts: env.LOW_BALANCE_ALERTS,
+      /**
+       * all: everything in one process. web: HTTP (webhook acks, Telegram updates, health) and the bot, no queue
+       * workers. worker: queue workers and the reconciler (HTTP for health and metrics only), no updates.
+       */
+      processRole: env.PROCESS_ROLE,
       log: {
         level: env.LOG_LEVEL,
         pretty: env.LOG_FORMAT ? env.LOG_FORMAT === "pretty" : env.NODE_ENV !== "production",
@@ -172,6 +178,14 @@ function crossFieldProblems(env: Record<string, string | undefined>): string[] {
   if (value("PAYOUT_API_BASE_URL") && !value("PAYOUT_WEBHOOK_SECRET") && !flag("WEBHOOK_ALLOW_UNSIGNED")) {
     problems.push(
       "PAYOUT_WEBHOOK_SECRET is required when PAYOUT_API_BASE_URL is set (webhooks must be signed)",
+    );
+  }
+  const role = value("PROCESS_ROLE");
+  const missing = ["REDIS_URL", "BOT_TOKEN", "PAYOUT_API_BASE_URL"].filter((name) => !value(name));
+  if ((role === "web" || role === "worker") && missing.length > 0) {
+    // Split processes must share one Redis (queues), one bot and one payout API (not a per-process sandbox).
+    problems.push(
+      `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} required when PROCESS_ROLE=${role}`,
     );
   }
   if (value("PAYOUT_ENV") === "production") {

@@ -23,7 +23,8 @@ export interface Child {
 
 export function spawnChild(modulePath: string, args: string[] = []): Child {
   const child: ChildProcess = fork(modulePath, args, {
-    execArgv: ["--import", "tsx"],
+    // A compiled bench (bench/lib/compiled.ts) forks .js files: plain node, no tsx.
+    execArgv: modulePath.endsWith(".ts") ? ["--import", "tsx"] : [],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   let nextId = 1;

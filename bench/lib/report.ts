@@ -5,7 +5,9 @@ import { fileURLToPath } from "node:url";
 
 /** Markdown output and JSON results shared by every bench part. */
 
-export const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "results");
+/** bench/results; BENCH_RESULTS_DIR when a compiled copy of the bench (bench/lib/compiled.ts) writes them. */
+export const RESULTS_DIR =
+  process.env.BENCH_RESULTS_DIR ?? join(dirname(fileURLToPath(import.meta.url)), "..", "results");
 
 /** Nearest-rank percentile of an unsorted sample (0 for an empty one). */
 export function percentile(values: readonly number[], p: number): number {

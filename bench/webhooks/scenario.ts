@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { Api } from "grammy";
 import { createPayoutApi } from "../../src/api/index.ts";
@@ -14,6 +17,7 @@ import type { Sandbox } from "../../src/sandbox/index.ts";
 import { createStore } from "../../src/store/index.ts";
 import { countingLogger, type LogCounter } from "../lib/bot-deps.ts";
 import { spawnChild } from "../lib/child.ts";
+import { runningCompiled } from "../lib/compiled.ts";
 import { type BenchRedis, redisDelta } from "../lib/redis.ts";
 import { type LatencySummary, progress, summarize } from "../lib/report.ts";
 import { orderRecord, syntheticOrders } from "./events.ts";
@@ -39,6 +43,8 @@ export interface ScenarioOptions {
   deliveryTimeoutMs: number;
   /** false: the queue workers are not started — the receiver alone (acknowledge + queue), nothing delivered. */
   workers?: boolean;
+  /** Write a .cpuprofile of the measured window (posting until delivered) into this directory. */
+  cpuProfileDir?: string;
 }
 
 export interface ScenarioResult {
@@ -48,6 +54,8 @@ export interface ScenarioResult {
   limits: boolean;
   workers: boolean;
   ack: LatencySummary;
+  /** The same requests timed inside the bot's process (request event → response finished). */
+  server: LatencySummary;
   statuses: Record<string, number>;
   acceptedPerSecond: number;
   postingSeconds: number;
@@ -65,34 +73,67 @@ export interface ScenarioResult {
   /** Event-loop delay while posting (ms): how long a ready callback waited for the loop. */
   loopDelay: { p50: number; p99: number; max: number };
   /** Time in GC while posting (ms) and the longest pause. */
-  gc: { totalMs: number; maxMs: number };
+  gc: GcSummary;
   /** Redis commands per event from the first POST until everything was delivered, and the top commands. */
   redisPerEvent: number;
   redisTop: Record<string, number>;
+  /** Every command per event (server side, including the ones Lua scripts call). */
+  redisAll: Record<string, number>;
   redisCpuMsPerEvent: number;
   logs: LogCounter;
 }
 
-/** GC pauses in this process while measuring (PerformanceObserver "gc" entries). */
-function watchGc(): { stop(): { totalMs: number; maxMs: number } } {
-  let totalMs = 0;
-  let maxMs = 0;
+/** GC pauses in this process while measuring (PerformanceObserver "gc" entries), overall and by kind. */
+export interface GcSummary {
+  totalMs: number;
+  maxMs: number;
+  /** minor = scavenge of the young generation, major = mark-compact, incremental = marking steps. */
+  byKind: Record<string, { count: number; totalMs: number; maxMs: number }>;
+}
+
+const GC_KINDS: Record<number, string> = { 1: "minor", 2: "major", 4: "incremental", 8: "weakcb" };
+
+function watchGc(): { stop(): GcSummary } {
+  const summary: GcSummary = { totalMs: 0, maxMs: 0, byKind: {} };
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      totalMs += entry.duration;
-      maxMs = Math.max(maxMs, entry.duration);
+      summary.totalMs += entry.duration;
+      summary.maxMs = Math.max(summary.maxMs, entry.duration);
+      const detail = (entry as { detail?: { kind?: number } }).detail;
+      const kind = GC_KINDS[detail?.kind ?? 0] ?? "other";
+      const slot = summary.byKind[kind] ?? { count: 0, totalMs: 0, maxMs: 0 };
+      summary.byKind[kind] = slot;
+      slot.count += 1;
+      slot.totalMs += entry.duration;
+      slot.maxMs = Math.max(slot.maxMs, entry.duration);
     }
   });
   observer.observe({ entryTypes: ["gc"] });
   return {
     stop() {
       observer.disconnect();
-      return { totalMs, maxMs };
+      return summary;
     },
   };
 }
 
 const here = (file: string) => new URL(file, import.meta.url).pathname;
+
+/** In-process CPU profile of a window (the inspector's Profiler), for bench/tools/cpuprofile-summary.ts. */
+async function startProfiler(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 500 });
+  await session.post("Profiler.start");
+  return {
+    async stop(file) {
+      const { profile } = await session.post("Profiler.stop");
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
 
 export async function runScenario(options: ScenarioOptions): Promise<ScenarioResult> {
   const { redis } = options.redis;
@@ -101,8 +142,10 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const orders = syntheticOrders(Math.floor(options.events / 2), 50_000_000, run);
   const { logger, counter } = countingLogger("info");
 
-  const telegramSide = spawnChild(here("./telegram-child.ts"));
-  const sender = spawnChild(here("./sender-child.ts"));
+  // Siblings of this module: .ts under tsx, .js in the compiled bench (bench/lib/compiled.ts).
+  const extension = runningCompiled ? "js" : "ts";
+  const telegramSide = spawnChild(here(`./telegram-child.${extension}`));
+  const sender = spawnChild(here(`./sender-child.${extension}`));
   try {
     const { token, apiRoot } = await telegramSide.request<{ token: string; apiRoot: string }>("start", {
       callLogLimit: options.events * 4 + 20_000,
@@ -175,6 +218,14 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       readiness: events.readiness,
       metrics: metrics.registry,
     });
+    // In-process time of each webhook request, from the server's "request" event to the response's "finish":
+    // what the bot spends, without the sender's and the network stack's share of the ack latency.
+    const serverMs: number[] = [];
+    http.server.prependListener("request", (req, res) => {
+      if (req.url !== PAYOUT_WEBHOOK_PATH) return;
+      const started = performance.now();
+      res.once("finish", () => serverMs.push(performance.now() - started));
+    });
     const { url } = await http.start();
     const workers = options.workers ?? true;
     if (workers) await events.start();
@@ -183,6 +234,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
 
     progress(`${options.label}: posting ${orders.length * 2} events at ${options.ratePerSecond}/s`);
     globalThis.gc?.();
+    const profiler = options.cpuProfileDir ? await startProfiler() : undefined;
     const redisBefore = await options.redis.snapshot();
     const cpuBefore = process.cpuUsage();
     const eluBefore = performance.eventLoopUtilization();
@@ -229,6 +281,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     }
     const cpu = process.cpuUsage(cpuBefore);
     const redisUsed = redisDelta(redisBefore, await options.redis.snapshot());
+    if (profiler && options.cpuProfileDir) {
+      const file = join(options.cpuProfileDir, `webhooks-${options.label.replace(/\W+/g, "-")}.cpuprofile`);
+      await profiler.stop(file);
+      progress(`${options.label}: CPU profile of the measured window in ${file}`);
+    }
     const eventCount = orders.length * 2;
     const tally = await telegramSide.request<Tally>("tally");
     const deadLetters = (await events.deadLetters.list(1_000)).length;
@@ -252,6 +309,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       limits: options.limits,
       workers,
       ack: summarize(report.latenciesMs),
+      server: summarize(serverMs),
       statuses: report.statuses,
       acceptedPerSecond: accepted / postingSeconds,
       postingSeconds,
@@ -277,6 +335,9 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         Object.entries(redisUsed.calls)
           .slice(0, 8)
           .map(([name, count]) => [name, count / eventCount]),
+      ),
+      redisAll: Object.fromEntries(
+        Object.entries(redisUsed.calls).map(([name, count]) => [name, count / eventCount]),
       ),
       redisCpuMsPerEvent: (redisUsed.cpuSeconds * 1000) / eventCount,
       logs: counter,

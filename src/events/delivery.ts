@@ -2,7 +2,7 @@ import { DelayedError, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { intlLocale, type LanguageCode, type Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Store } from "../store/index.ts";
+import type { Store, UserRecord } from "../store/index.ts";
 import { eventKeys } from "./keys.ts";
 import { tryLock } from "./lock.ts";
 import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
@@ -27,7 +27,8 @@ export interface DeliveryDeps {
   notifier: Notifier;
   deliveries: Queue;
   translator: Translator;
-  languageOf: (userId: number) => Promise<LanguageCode>;
+  /** Given the owner's record when it was just read, so a resolver need not read it again. */
+  languageOf: (userId: number, user?: UserRecord) => Promise<LanguageCode>;
   logger: Logger;
   onAlert?: (alert: OpsAlert) => unknown;
   onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
@@ -62,10 +63,12 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
   }
 
   async function deliver(orderId: string): Promise<string> {
-    const { entries } = await outbox.pending(orderId);
+    // The outbox and the order in one round trip (an up-to-date outbox is the rare case); the owner's record needs
+    // the order, and is read once: languageOf gets it rather than reading it again.
+    const [{ entries }, found] = await Promise.all([outbox.pending(orderId), store.orders.get(orderId)]);
+    let order = found;
     const last = entries[entries.length - 1];
     if (!last) return "up_to_date";
-    let order = await store.orders.get(orderId);
     if (!order) {
       await outbox.advance(orderId, last.seq);
       return "order_gone";
@@ -75,7 +78,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       await outbox.advance(orderId, last.seq);
       return "unreachable";
     }
-    const language = await deps.languageOf(order.userId);
+    const language = await deps.languageOf(order.userId, user);
     const view: View = { t: deps.translator.t(language), locale: intlLocale(language) };
     // A quote that expired before the user confirmed it never got a status card: its quote card says so, silently.
     const unconfirmedExpiry = order.stage === "expired" && !order.confirmedAt;

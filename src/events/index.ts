@@ -6,13 +6,14 @@ import type { RawRequestHandler, ReadinessCheck } from "../http/server.ts";
 import type { LanguageCode, Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics.ts";
-import type { Store } from "../store/index.ts";
+import type { Store, UserRecord } from "../store/index.ts";
 import { EventDeduper } from "./dedupe.ts";
 import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
-import { createIngestProcessor, type IngestJobData } from "./ingest.ts";
+import { createIngestProcessor, type IngestJobData, webhookEventRefs } from "./ingest.ts";
 import { Notifier } from "./notifier.ts";
 import { Outbox } from "./outbox.ts";
 import {
+  createQueue,
   createQueues,
   type DeadLetter,
   listDeadLetters,
@@ -38,6 +39,10 @@ export { checkWebhookSignature, signWebhookBody } from "./signature.ts";
 export type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 export interface EventsPipelineDeps {
+  /**
+   * The app's client. The pipeline opens three connections from it (duplicate()): its own keys, BullMQ's workers
+   * and queues, and the webhook acks' queue; the readiness check pings this one.
+   */
   redis: Redis;
   logger: Logger;
   store: Store;
@@ -45,8 +50,11 @@ export interface EventsPipelineDeps {
   /** grammY Api with auto-retry and the throttler installed (bursts are delivered late, never dropped). */
   telegram: Api;
   translator: Translator;
-  /** The owner's language: chosen → Telegram's → account default → en. */
-  languageOf: (userId: number) => Promise<LanguageCode>;
+  /**
+   * The owner's language: chosen → Telegram's → account default → en. Deliveries pass the user record they have
+   * just read (undefined: no record), so the resolver need not read it again.
+   */
+  languageOf: (userId: number, user?: UserRecord) => Promise<LanguageCode>;
   metrics?: Metrics;
   webhookSecret?: string;
   allowUnsigned?: boolean;
@@ -88,11 +96,22 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
   const logger = deps.logger.child({ module: "events" });
   const now = deps.now ?? Date.now;
   const prefix = deps.queuePrefix ?? "bull";
-  // BullMQ needs maxRetriesPerRequest: null and no ioredis keyPrefix (it has its own `prefix`).
-  const connection = deps.redis.duplicate({ maxRetriesPerRequest: null, keyPrefix: undefined });
-  connection.on("error", (error) => logger.warn({ err: error }, "queue redis connection error"));
+  // The pipeline's own keys (dedupe, outbox, locks, references) go over a connection of its own, so a webhook's
+  // dedupe claim never queues behind the bot's session traffic. Not auto-pipelined: measured with the webhook
+  // bench it cost more CPU per event than it saved (these commands are mostly sequential within a job).
+  const redis = deps.redis.duplicate({ enableAutoPipelining: false });
+  // BullMQ needs maxRetriesPerRequest: null and no ioredis keyPrefix (it has its own `prefix`), and no
+  // auto-pipelining (its maintainers advise against it: taskforcesh/bullmq#457, #1127).
+  const bullOptions = { maxRetriesPerRequest: null, keyPrefix: undefined, enableAutoPipelining: false };
+  const connection = deps.redis.duplicate(bullOptions);
+  // Webhook acks add their jobs over a connection of their own, so an ack never waits behind the workers' commands.
+  const ackConnection = deps.redis.duplicate(bullOptions);
+  const connections = [redis, connection, ackConnection];
+  for (const client of connections)
+    client.on("error", (error) => logger.warn({ err: error }, "events redis connection error"));
   const queues = createQueues(connection, prefix, deps.retries);
-  const outbox = new Outbox(deps.redis);
+  const ackQueue = createQueue(ackConnection, prefix, "ingest", deps.retries);
+  const outbox = new Outbox(redis);
   const unregisterQueueSource = deps.metrics?.setQueueSource(() => queueCounts(queues));
 
   const webhookHandler = createWebhookReceiver({
@@ -100,16 +119,16 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     allowUnsigned: deps.allowUnsigned ?? false,
     parseEvent: (json) => {
       const parsed = parseWebhookEvent(json);
-      return parsed.ok ? parsed.event : undefined;
+      return parsed.ok ? { event: parsed.event.event, refs: webhookEventRefs(parsed.event) } : undefined;
     },
-    deduper: new EventDeduper(deps.redis),
-    ingest: queues.ingest,
+    deduper: new EventDeduper(redis),
+    ingest: process.env.XX_ACK === "shared" ? queues.ingest : ackQueue,
     logger,
     metrics: deps.metrics,
   });
 
   const reconciler = createReconciler({
-    redis: deps.redis,
+    redis,
     store: deps.store,
     api: deps.api,
     ingest: queues.ingest,
@@ -170,7 +189,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         metrics: deps.metrics,
       });
       const ingest = createIngestProcessor({
-        redis: deps.redis,
+        redis,
         store: deps.store,
         outbox,
         deliveries: queues.deliveries,
@@ -181,7 +200,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         paymentLinkHook: !!deps.onPaymentLinkEvent,
       });
       const deliver = createDeliveryProcessor({
-        redis: deps.redis,
+        redis,
         store: deps.store,
         outbox,
         notifier,
@@ -226,8 +245,8 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         }),
       );
       workers = [];
-      await Promise.all(Object.values(queues).map((queue) => queue.close()));
-      await connection.quit().catch(() => connection.disconnect());
+      await Promise.all([...Object.values(queues), ackQueue].map((queue) => queue.close()));
+      await Promise.all(connections.map((client) => client.quit().catch(() => client.disconnect())));
       unregisterQueueSource?.();
       logger.info("events pipeline stopped");
     },

@@ -1,6 +1,6 @@
 import type { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { eventHash, eventOrderId, parseWebhookEvent } from "../api/index.ts";
+import { eventHash, eventOrderId, parseWebhookEvent, type WebhookEvent } from "../api/index.ts";
 import type { Logger } from "../log/logger.ts";
 import { transactionFacts } from "../orders/facts.ts";
 import { transitionFromPaymentEvent } from "../orders/mapping.ts";
@@ -15,7 +15,7 @@ import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types
  * single worker at concurrency 1 keeps up with bursts while applying every order's events in arrival order.
  */
 export type IngestJobData =
-  | { kind: "webhook"; envelope: WebhookEnvelope; receivedAt: string }
+  | { kind: "webhook"; envelope: WebhookEnvelope; receivedAt: string; refs?: EventRefs }
   | {
       kind: "reconcile";
       orderId: string;
@@ -23,6 +23,15 @@ export type IngestJobData =
       source: "reconciler";
       checkedAt: string;
     };
+
+/**
+ * What the receiver read from the event when it validated it (the API order id and quote hash), so ingest does not
+ * validate the same event again. Absent in jobs queued by an older version: ingest then parses the envelope itself.
+ */
+export interface EventRefs {
+  orderId?: string;
+  hash?: string;
+}
 
 export type IngestOutcome =
   | "applied"
@@ -62,7 +71,7 @@ export function createIngestProcessor(deps: IngestDeps) {
       logger.info({ event }, "webhook event without order effect");
       return "ignored";
     }
-    const order = await resolveOrder(event, payload);
+    const order = await resolveOrder(event, payload, data.refs ?? refsOf(event, payload));
     if (!order) return handOver(data.envelope, data.receivedAt);
     const transition = transitionFromPaymentEvent(event, payload, order);
     if (!transition) return "no_transition";
@@ -78,25 +87,30 @@ export function createIngestProcessor(deps: IngestDeps) {
     const { order } = result;
     // Record even when `changed` is false: a retry after a crash between transition() and here must still
     // reach the user. The outbox only appends states the user has not been given.
-    await deps.outbox.record(order);
-    if (await deps.outbox.hasPending(orderId)) {
-      await deps.deliveries.add("order", { kind: "order", orderId });
-    }
+    const { pending } = await deps.outbox.record(order);
+    // Removed once done (nothing reads it; alerts keep their ids a while to be added once).
+    if (pending) await deps.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true });
     if (result.changed && !isTerminalStage(order.stage) && order.stage !== "awaiting_payment") {
-      await store.orders.rescheduleOpen(orderId, deps.now() + deps.followUpMs);
-      await deps.redis.del(eventKeys.reconcileAttempts(orderId));
+      await Promise.all([
+        store.orders.rescheduleOpen(orderId, deps.now() + deps.followUpMs),
+        deps.redis.del(eventKeys.reconcileAttempts(orderId)),
+      ]);
     }
     logger.debug({ orderId, source, stage: order.stage, changed: result.changed }, "order transition");
     return result.changed ? "applied" : "stale";
   }
 
   /** Find the bot order an event is about: orderId, then hash, then the KES reference, then ask the API. */
-  async function resolveOrder(event: string, payload: unknown): Promise<OrderRecord | undefined> {
+  async function resolveOrder(
+    event: string,
+    payload: unknown,
+    refs: EventRefs,
+  ): Promise<OrderRecord | undefined> {
     const facts = transactionFacts(payload);
     const reference = referenceOf(payload);
-    const parsed = parseWebhookEvent({ event, data: payload });
-    let order = parsed.ok ? await lookup(eventOrderId(parsed.event), eventHash(parsed.event)) : undefined;
-    order ??= await lookup(facts.orderId, facts.hash, facts.settledQuoteId);
+    const tried = new Set<string>();
+    let order = await lookup(tried, refs.orderId, refs.hash);
+    order ??= await lookup(tried, facts.orderId, facts.hash, facts.settledQuoteId);
     // The sandbox's KES shape puts the quote hash in `reference`; the real one may use its own reference.
     if (!order && reference) order = await store.orders.findByHash(reference);
     if (!order && reference) {
@@ -108,7 +122,7 @@ export function createIngestProcessor(deps: IngestDeps) {
         const transactions = await deps.api.getTransactions({ id: facts.id });
         for (const transaction of transactions) {
           const found = transactionFacts(transaction);
-          order = await lookup(found.orderId, found.hash, found.settledQuoteId);
+          order = await lookup(tried, found.orderId, found.hash, found.settledQuoteId);
           if (order) break;
         }
       } catch (error) {
@@ -122,11 +136,22 @@ export function createIngestProcessor(deps: IngestDeps) {
     return order;
   }
 
-  async function lookup(orderId?: string, hash?: string, quoteId?: string): Promise<OrderRecord | undefined> {
+  /** First order found by id, hash or quote id; each value is looked up once per event (`tried`). */
+  async function lookup(
+    tried: Set<string>,
+    orderId?: string,
+    hash?: string,
+    quoteId?: string,
+  ): Promise<OrderRecord | undefined> {
+    const fresh = (kind: string, value: string | undefined): value is string => {
+      if (!value || tried.has(`${kind}:${value}`)) return false;
+      tried.add(`${kind}:${value}`);
+      return true;
+    };
     return (
-      (orderId ? await store.orders.get(orderId) : undefined) ??
-      (hash ? await store.orders.findByHash(hash) : undefined) ??
-      (quoteId ? await store.orders.findByQuoteId(quoteId) : undefined)
+      (fresh("id", orderId) ? await store.orders.get(orderId) : undefined) ??
+      (fresh("hash", hash) ? await store.orders.findByHash(hash) : undefined) ??
+      (fresh("quote", quoteId) ? await store.orders.findByQuoteId(quoteId) : undefined)
     );
   }
 
@@ -153,6 +178,19 @@ export function createIngestProcessor(deps: IngestDeps) {
   }
 
   return process;
+}
+
+/** Jobs queued without refs (by an older version): validate the event here, as the receiver does now. */
+function refsOf(event: string, payload: unknown): EventRefs {
+  const parsed = parseWebhookEvent({ event, data: payload });
+  return parsed.ok ? webhookEventRefs(parsed.event) : {};
+}
+
+/** The order id and quote hash of a validated event (what the receiver queues with it). */
+export function webhookEventRefs(event: WebhookEvent): EventRefs {
+  const orderId = eventOrderId(event);
+  const hash = eventHash(event);
+  return { ...(orderId ? { orderId } : {}), ...(hash ? { hash } : {}) };
 }
 
 /** KES spec shape: `metadata.reference` on both events, the only link from payment.sent back to the order. */

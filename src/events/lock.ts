@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import { LuaScript } from "./script.ts";
 
 /**
  * A per-key Redis lock (SET NX PX with a random token), renewed while held, so only one delivery at a time talks
@@ -9,8 +10,12 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-const EXTEND = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+const RELEASE = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
+);
+const EXTEND = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`,
+);
 
 export async function tryLock(redis: Redis, key: string, ttlMs = 30_000): Promise<HeldLock | undefined> {
   const token = randomUUID();
@@ -18,7 +23,7 @@ export async function tryLock(redis: Redis, key: string, ttlMs = 30_000): Promis
   if (acquired !== "OK") return undefined;
   const renew = setInterval(
     () => {
-      redis.eval(EXTEND, 1, key, token, String(ttlMs)).catch(() => {
+      EXTEND.run(redis, [key], [token, ttlMs]).catch(() => {
         // A lost renewal only shortens the lock; the job's own idempotence covers the rest.
       });
     },
@@ -28,7 +33,7 @@ export async function tryLock(redis: Redis, key: string, ttlMs = 30_000): Promis
   return {
     async release() {
       clearInterval(renew);
-      await redis.eval(RELEASE, 1, key, token);
+      await RELEASE.run(redis, [key], [token]);
     },
   };
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { OrderRecord, OrderStage } from "../store/orders.ts";
 import { ORDER_STAGES } from "../store/orders.ts";
 import { eventKeys } from "./keys.ts";
+import { LuaScript } from "./script.ts";
 
 /**
  * The notification outbox: per order, the list of states the user has still to see, in the order they were
@@ -38,7 +39,10 @@ const BASELINE_STAGE: OrderStage = "awaiting_payment";
 const BASELINE_KEY = snapshotKey({ stage: BASELINE_STAGE });
 
 // Append only when the state differs from the tail (or from the untouched baseline when the log is empty).
-const RECORD = `
+// Returns {appended, pending}: pending = the log holds entries past the delivery cursor (one round trip for both).
+const RECORD = new LuaScript(`
+local length = redis.call('LLEN', KEYS[1])
+local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')
 local tail = redis.call('LINDEX', KEYS[1], -1)
 local tailKey = ARGV[3]
 local tailStage = ARGV[4]
@@ -47,23 +51,39 @@ if tail then
   tailKey = decoded.key
   tailStage = decoded.stage
 end
-if tailKey == ARGV[1] then return 0 end
+if tailKey == ARGV[1] then return {0, length > cursor and 1 or 0} end
 local entry = cjson.decode(ARGV[2])
 entry.key = ARGV[1]
 entry.notify = (tailStage ~= entry.stage)
 entry.from = tailStage
-entry.seq = redis.call('LLEN', KEYS[1]) + 1
+entry.seq = length + 1
 redis.call('RPUSH', KEYS[1], cjson.encode(entry))
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
+return {1, 1}
+`);
+
+// The cursor and the entries after it, in one round trip.
+const PENDING = new LuaScript(`
+local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')
+return {cursor, redis.call('LRANGE', KEYS[1], cursor, -1)}
+`);
+
+// The cursor only moves forward.
+const ADVANCE = new LuaScript(`
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2])) end
 return 1
-`;
+`);
 
 export class Outbox {
   constructor(private readonly redis: Redis) {}
 
-  /** Append the order's current state if the user has not been given it yet. Returns whether it appended. */
-  async record(order: OrderRecord): Promise<boolean> {
+  /**
+   * Append the order's current state if the user has not been given it yet. `appended`: it was new;
+   * `pending`: some entry (this one or an earlier one) is still undelivered, so a delivery is due.
+   */
+  async record(order: OrderRecord): Promise<{ appended: boolean; pending: boolean }> {
     const entry = {
       stage: order.stage,
       ...(order.confirmations === undefined ? {} : { confirmations: order.confirmations }),
@@ -72,24 +92,20 @@ export class Outbox {
       ...(order.failureReason ? { failureReason: order.failureReason } : {}),
       at: new Date().toISOString(),
     };
-    const appended = await this.redis.eval(
-      RECORD,
-      2,
-      eventKeys.outbox(order.orderId),
-      eventKeys.outboxCursor(order.orderId),
-      snapshotKey(order),
-      JSON.stringify(entry),
-      BASELINE_KEY,
-      BASELINE_STAGE,
-      String(OUTBOX_TTL_SECONDS),
-    );
-    return appended === 1;
+    const [appended, pending] = (await RECORD.run(
+      this.redis,
+      [eventKeys.outbox(order.orderId), eventKeys.outboxCursor(order.orderId)],
+      [snapshotKey(order), JSON.stringify(entry), BASELINE_KEY, BASELINE_STAGE, OUTBOX_TTL_SECONDS],
+    )) as [number, number];
+    return { appended: appended === 1, pending: pending === 1 };
   }
 
   /** Entries not yet delivered, oldest first, with the cursor they start at. */
   async pending(orderId: string): Promise<{ cursor: number; entries: OutboxEntry[] }> {
-    const cursor = Number((await this.redis.get(eventKeys.outboxCursor(orderId))) ?? "0");
-    const raws = await this.redis.lrange(eventKeys.outbox(orderId), cursor, -1);
+    const [cursor, raws] = (await PENDING.run(this.redis, [
+      eventKeys.outbox(orderId),
+      eventKeys.outboxCursor(orderId),
+    ])) as [number, string[]];
     const entries: OutboxEntry[] = [];
     for (const raw of raws) {
       const parsed = outboxEntrySchema.safeParse(JSON.parse(raw));
@@ -98,24 +114,8 @@ export class Outbox {
     return { cursor, entries };
   }
 
-  async hasPending(orderId: string): Promise<boolean> {
-    const [cursor, length] = await Promise.all([
-      this.redis.get(eventKeys.outboxCursor(orderId)),
-      this.redis.llen(eventKeys.outbox(orderId)),
-    ]);
-    return length > Number(cursor ?? "0");
-  }
-
   /** Mark entries up to and including `seq` delivered (the cursor only moves forward). */
   async advance(orderId: string, seq: number): Promise<void> {
-    await this.redis.eval(
-      `local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-       if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2])) end
-       return 1`,
-      1,
-      eventKeys.outboxCursor(orderId),
-      String(seq),
-      String(OUTBOX_TTL_SECONDS),
-    );
+    await ADVANCE.run(this.redis, [eventKeys.outboxCursor(orderId)], [seq, OUTBOX_TTL_SECONDS]);
   }
 }

@@ -28,7 +28,9 @@ export const JOB_OPTIONS: Record<keyof QueueSet, DefaultJobOptions> = {
   ingest: {
     attempts: 8,
     backoff: { type: "exponential", delay: 1_000 },
-    removeOnComplete: { age: 3_600, count: 10_000 },
+    // Done is done: nothing reads a finished ingest job (repeats are refused by the dedupe key, not the job id),
+    // its payload holds account numbers and phones, and dropping it saves Redis work on every event.
+    removeOnComplete: true,
     removeOnFail: false,
   },
   deliveries: {
@@ -56,21 +58,34 @@ export function createQueues(
   prefix: string,
   overrides: Partial<Record<"ingest" | "deliveries", RetryOverrides>> = {},
 ): QueueSet {
-  const make = (name: QueueName, key: keyof QueueSet) => {
-    const base = JOB_OPTIONS[key];
-    const override = key === "reconcile" ? undefined : overrides[key];
-    const defaultJobOptions: DefaultJobOptions = {
-      ...base,
-      ...(override?.attempts ? { attempts: override.attempts } : {}),
-      ...(override?.backoffMs ? { backoff: { type: "exponential", delay: override.backoffMs } } : {}),
-    };
-    return new Queue(name, { connection, prefix, defaultJobOptions });
-  };
   return {
-    ingest: make(QUEUE_NAMES.ingest, "ingest"),
-    deliveries: make(QUEUE_NAMES.deliveries, "deliveries"),
-    reconcile: make(QUEUE_NAMES.reconcile, "reconcile"),
+    ingest: createQueue(connection, prefix, "ingest", overrides),
+    deliveries: createQueue(connection, prefix, "deliveries", overrides),
+    reconcile: createQueue(connection, prefix, "reconcile", overrides),
   };
+}
+
+const QUEUE_BY_KEY: Record<keyof QueueSet, QueueName> = {
+  ingest: QUEUE_NAMES.ingest,
+  deliveries: QUEUE_NAMES.deliveries,
+  reconcile: QUEUE_NAMES.reconcile,
+};
+
+/** One queue of the set with its job options (also a second producer of a queue on another connection). */
+export function createQueue(
+  connection: Redis,
+  prefix: string,
+  key: keyof QueueSet,
+  overrides: Partial<Record<"ingest" | "deliveries", RetryOverrides>> = {},
+): Queue {
+  const base = JOB_OPTIONS[key];
+  const override = key === "reconcile" ? undefined : overrides[key];
+  const defaultJobOptions: DefaultJobOptions = {
+    ...base,
+    ...(override?.attempts ? { attempts: override.attempts } : {}),
+    ...(override?.backoffMs ? { backoff: { type: "exponential", delay: override.backoffMs } } : {}),
+  };
+  return new Queue(QUEUE_BY_KEY[key], { connection, prefix, defaultJobOptions });
 }
 
 export interface DeadLetter {

@@ -3,7 +3,7 @@ import type { HandlerResponse, RawRequest, RawRequestHandler } from "../http/ser
 import type { Logger } from "../log/logger.ts";
 import type { Metrics, WebhookOutcome } from "../metrics.ts";
 import { dedupeDigest, dedupeIdentity, type EventDeduper } from "./dedupe.ts";
-import type { IngestJobData } from "./ingest.ts";
+import type { EventRefs, IngestJobData } from "./ingest.ts";
 import { checkWebhookSignature } from "./signature.ts";
 
 /**
@@ -17,8 +17,11 @@ export interface ReceiverDeps {
   secret: string | undefined;
   /** Sandbox/local only: accept deliveries that carry no signature at all (a wrong signature is still refused). */
   allowUnsigned: boolean;
-  /** Validates an envelope; throws (or returns nothing) when the shape is not a webhook event. */
-  parseEvent: (json: unknown) => { event: string } | undefined | null;
+  /**
+   * Validates an envelope; throws (or returns nothing) when the shape is not a webhook event. `refs` (the order id
+   * and quote hash it read) travel with the job, so ingest does not validate the event a second time.
+   */
+  parseEvent: (json: unknown) => { event: string; refs?: EventRefs } | undefined | null;
   deduper: EventDeduper;
   ingest: Queue;
   logger: Logger;
@@ -54,7 +57,8 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
       return answer(401, { status: "error", message: "invalid signature" });
     }
 
-    if (!envelope || !isValid(deps.parseEvent, json)) {
+    const parsed = envelope ? parse(deps.parseEvent, json) : undefined;
+    if (!envelope || !parsed) {
       count(envelope?.event ?? "unknown", "malformed");
       logger.warn({ event: envelope?.event, bytes: rawBody.length }, "webhook refused: malformed");
       return answer(400, { status: "error", message: "malformed event" });
@@ -76,6 +80,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
       kind: "webhook",
       envelope: { event: envelope.event, data: envelope.data },
       receivedAt: new Date().toISOString(),
+      ...(parsed.refs ? { refs: parsed.refs } : {}),
     };
     try {
       await deps.ingest.add("webhook", job, digest ? { jobId: `wh-${digest}` } : {});
@@ -99,10 +104,10 @@ function asEnvelope(json: unknown): { event: string; data: unknown } | undefined
   return { event, data };
 }
 
-function isValid(parse: ReceiverDeps["parseEvent"], json: unknown): boolean {
+function parse(parseEvent: ReceiverDeps["parseEvent"], json: unknown) {
   try {
-    return !!parse(json);
+    return parseEvent(json) ?? undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }

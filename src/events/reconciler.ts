@@ -107,8 +107,15 @@ export function createReconciler(deps: ReconcilerDeps) {
   }
 
   async function reschedule(order: OrderRecord): Promise<void> {
-    const attempts = await deps.redis.incr(eventKeys.reconcileAttempts(order.orderId));
-    await deps.redis.expire(eventKeys.reconcileAttempts(order.orderId), 7 * 24 * 3600);
+    const key = eventKeys.reconcileAttempts(order.orderId);
+    const replies = await deps.redis
+      .multi()
+      .incr(key)
+      .expire(key, 7 * 24 * 3600)
+      .exec();
+    const [error, count] = replies?.[0] ?? [null, 1];
+    if (error) throw error;
+    const attempts = Number(count);
     const now = deps.now();
     const delay = Math.min(options.baseBackoffMs * 2 ** Math.min(attempts - 1, 20), options.maxBackoffMs);
     let next = now + delay;
