@@ -5,7 +5,7 @@
 FROM node:20.19-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --no-audit --no-fund
+RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
@@ -14,7 +14,7 @@ RUN node scripts/build.mjs
 FROM node:20.19-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm install --omit=dev --no-audit --no-fund
 
 FROM node:20.19-bookworm-slim AS runtime
 ENV NODE_ENV=production \
