@@ -31,13 +31,14 @@ const sandbox = await startSandbox({
   logger,
 }).catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));
 
-console.log(`Payout API sandbox
+// A banner for the person who started it (the sandbox's own, documented local key), not a log line.
+process.stdout.write(`Payout API sandbox
   base URL:        ${sandbox.baseUrl}
   API key:         ${sandbox.apiKey}   (header X-API-KEY)
   webhook:         ${webhookUrl ?? "none (POST /api/v1/webhook/register)"}
   webhook secret:  ${sandbox.webhookSecret}
   control routes:  ${sandbox.origin}/_sandbox/state   (see docs/sandbox.md)
-Ctrl+C to stop.`);
+Ctrl+C to stop.\n`);
 
 let stopping = false;
 const stop = (signal: string) => {
