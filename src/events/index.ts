@@ -13,7 +13,6 @@ import { createIngestProcessor, type IngestJobData, webhookEventRefs } from "./i
 import { Notifier } from "./notifier.ts";
 import { Outbox } from "./outbox.ts";
 import {
-  createQueue,
   createQueues,
   type DeadLetter,
   listDeadLetters,
@@ -39,10 +38,7 @@ export { checkWebhookSignature, signWebhookBody } from "./signature.ts";
 export type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 export interface EventsPipelineDeps {
-  /**
-   * The app's client. The pipeline opens three connections from it (duplicate()): its own keys, BullMQ's workers
-   * and queues, and the webhook acks' queue; the readiness check pings this one.
-   */
+  /** The app's client (the pipeline's own keys); BullMQ gets a duplicate() of it. */
   redis: Redis;
   logger: Logger;
   store: Store;
@@ -96,22 +92,18 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
   const logger = deps.logger.child({ module: "events" });
   const now = deps.now ?? Date.now;
   const prefix = deps.queuePrefix ?? "bull";
-  // The pipeline's own keys (dedupe, outbox, locks, references) go over a connection of its own, so a webhook's
-  // dedupe claim never queues behind the bot's session traffic. Not auto-pipelined: measured with the webhook
-  // bench it cost more CPU per event than it saved (these commands are mostly sequential within a job).
-  const redis = deps.redis.duplicate({ enableAutoPipelining: false });
-  // BullMQ needs maxRetriesPerRequest: null and no ioredis keyPrefix (it has its own `prefix`), and no
-  // auto-pipelining (its maintainers advise against it: taskforcesh/bullmq#457, #1127).
-  const bullOptions = { maxRetriesPerRequest: null, keyPrefix: undefined, enableAutoPipelining: false };
-  const connection = deps.redis.duplicate(bullOptions);
-  // Webhook acks add their jobs over a connection of their own, so an ack never waits behind the workers' commands.
-  const ackConnection = deps.redis.duplicate(bullOptions);
-  const connections = [redis, connection, ackConnection];
-  for (const client of connections)
-    client.on("error", (error) => logger.warn({ err: error }, "events redis connection error"));
+  // BullMQ needs maxRetriesPerRequest: null and no ioredis keyPrefix (it has its own `prefix`), and never
+  // auto-pipelining, even if the app's client has it (its maintainers advise against it: taskforcesh/bullmq#457,
+  // #1127). A second connection just for webhook acks, and auto-pipelining the pipeline's own keys, were both
+  // measured with the webhook bench: neither lowered ack latency, both cost CPU per event.
+  const connection = deps.redis.duplicate({
+    maxRetriesPerRequest: null,
+    keyPrefix: undefined,
+    enableAutoPipelining: false,
+  });
+  connection.on("error", (error) => logger.warn({ err: error }, "queue redis connection error"));
   const queues = createQueues(connection, prefix, deps.retries);
-  const ackQueue = createQueue(ackConnection, prefix, "ingest", deps.retries);
-  const outbox = new Outbox(redis);
+  const outbox = new Outbox(deps.redis);
   const unregisterQueueSource = deps.metrics?.setQueueSource(() => queueCounts(queues));
 
   const webhookHandler = createWebhookReceiver({
@@ -121,14 +113,14 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       const parsed = parseWebhookEvent(json);
       return parsed.ok ? { event: parsed.event.event, refs: webhookEventRefs(parsed.event) } : undefined;
     },
-    deduper: new EventDeduper(redis),
-    ingest: process.env.XX_ACK === "shared" ? queues.ingest : ackQueue,
+    deduper: new EventDeduper(deps.redis),
+    ingest: queues.ingest,
     logger,
     metrics: deps.metrics,
   });
 
   const reconciler = createReconciler({
-    redis,
+    redis: deps.redis,
     store: deps.store,
     api: deps.api,
     ingest: queues.ingest,
@@ -189,7 +181,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         metrics: deps.metrics,
       });
       const ingest = createIngestProcessor({
-        redis,
+        redis: deps.redis,
         store: deps.store,
         outbox,
         deliveries: queues.deliveries,
@@ -200,7 +192,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         paymentLinkHook: !!deps.onPaymentLinkEvent,
       });
       const deliver = createDeliveryProcessor({
-        redis,
+        redis: deps.redis,
         store: deps.store,
         outbox,
         notifier,
@@ -245,8 +237,8 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         }),
       );
       workers = [];
-      await Promise.all([...Object.values(queues), ackQueue].map((queue) => queue.close()));
-      await Promise.all(connections.map((client) => client.quit().catch(() => client.disconnect())));
+      await Promise.all(Object.values(queues).map((queue) => queue.close()));
+      await connection.quit().catch(() => connection.disconnect());
       unregisterQueueSource?.();
       logger.info("events pipeline stopped");
     },

@@ -58,34 +58,21 @@ export function createQueues(
   prefix: string,
   overrides: Partial<Record<"ingest" | "deliveries", RetryOverrides>> = {},
 ): QueueSet {
+  const make = (name: QueueName, key: keyof QueueSet) => {
+    const base = JOB_OPTIONS[key];
+    const override = key === "reconcile" ? undefined : overrides[key];
+    const defaultJobOptions: DefaultJobOptions = {
+      ...base,
+      ...(override?.attempts ? { attempts: override.attempts } : {}),
+      ...(override?.backoffMs ? { backoff: { type: "exponential", delay: override.backoffMs } } : {}),
+    };
+    return new Queue(name, { connection, prefix, defaultJobOptions });
+  };
   return {
-    ingest: createQueue(connection, prefix, "ingest", overrides),
-    deliveries: createQueue(connection, prefix, "deliveries", overrides),
-    reconcile: createQueue(connection, prefix, "reconcile", overrides),
+    ingest: make(QUEUE_NAMES.ingest, "ingest"),
+    deliveries: make(QUEUE_NAMES.deliveries, "deliveries"),
+    reconcile: make(QUEUE_NAMES.reconcile, "reconcile"),
   };
-}
-
-const QUEUE_BY_KEY: Record<keyof QueueSet, QueueName> = {
-  ingest: QUEUE_NAMES.ingest,
-  deliveries: QUEUE_NAMES.deliveries,
-  reconcile: QUEUE_NAMES.reconcile,
-};
-
-/** One queue of the set with its job options (also a second producer of a queue on another connection). */
-export function createQueue(
-  connection: Redis,
-  prefix: string,
-  key: keyof QueueSet,
-  overrides: Partial<Record<"ingest" | "deliveries", RetryOverrides>> = {},
-): Queue {
-  const base = JOB_OPTIONS[key];
-  const override = key === "reconcile" ? undefined : overrides[key];
-  const defaultJobOptions: DefaultJobOptions = {
-    ...base,
-    ...(override?.attempts ? { attempts: override.attempts } : {}),
-    ...(override?.backoffMs ? { backoff: { type: "exponential", delay: override.backoffMs } } : {}),
-  };
-  return new Queue(QUEUE_BY_KEY[key], { connection, prefix, defaultJobOptions });
 }
 
 export interface DeadLetter {
