@@ -36,6 +36,11 @@ export interface AppOptions {
   config: Config;
   logger: Logger;
   redis: Redis;
+  /**
+   * The events pipeline's queues: BullMQ on `redis` (default), or in-process when `redis` is the in-memory stand-in
+   * of local mode (which cannot run BullMQ's scripts).
+   */
+  queueBackend?: "bullmq" | "memory";
   /** Where the payout API is (the real one, or the embedded sandbox main started). */
   payout: { baseUrl: string; apiKey: string; webhookSecret?: string };
   telegram: { token: string; botInfo?: UserFromGetMe };
@@ -116,6 +121,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const merchantFeed = createMerchantFeed({ ...deps, telegram: bot.api, alerts });
   const events = createEventsPipeline({
     redis,
+    queueBackend: options.queueBackend,
     logger,
     store,
     api,

@@ -194,6 +194,11 @@ function crossFieldProblems(env: Record<string, string | undefined>): string[] {
         "PAYOUT_API_BASE_URL is required when PAYOUT_ENV=production (the embedded sandbox is not for real money)",
       );
     }
+    if (!value("REDIS_URL")) {
+      problems.push(
+        "REDIS_URL is required when PAYOUT_ENV=production (queues and orders must outlive the process)",
+      );
+    }
     if (flag("WEBHOOK_ALLOW_UNSIGNED"))
       problems.push("WEBHOOK_ALLOW_UNSIGNED must not be true when PAYOUT_ENV=production");
   }

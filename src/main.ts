@@ -18,8 +18,12 @@ async function main(): Promise<void> {
     : createLogger({ level: config.log.level, pretty: config.log.pretty, name: "payout-bot" });
   const cleanups: Array<() => Promise<unknown>> = [];
 
-  const redisUrl = await resolveRedis(config, logger, cleanups);
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const storage = await resolveStorage(config, logger, cleanups);
+  const redis =
+    storage.kind === "redis"
+      ? new Redis(storage.url, { maxRetriesPerRequest: null })
+      : // Lazy: production never loads the in-memory stand-in.
+        await (await import("./local/memory-redis.ts")).createMemoryRedis();
   cleanups.unshift(() => redis.quit());
 
   let sandbox: Sandbox | undefined;
@@ -59,6 +63,7 @@ async function main(): Promise<void> {
     config: runtimeConfig,
     logger,
     redis,
+    queueBackend: storage.kind === "memory" ? "memory" : "bullmq",
     payout,
     telegram: { token: runtimeConfig.telegram.token! },
     publicUrl: sandbox ? "self" : config.http.publicUrl,
@@ -107,24 +112,40 @@ function localLogger(config: Config): Logger {
   return createLogger({ level: config.log.level, pretty: false, name: "payout-bot", destination });
 }
 
-/** REDIS_URL when set; otherwise a private redis-server when one is installed. */
-async function resolveRedis(
+type Storage = { kind: "redis"; url: string } | { kind: "memory" };
+
+/**
+ * REDIS_URL when set; otherwise a private redis-server when one is installed; otherwise, in local mode only,
+ * in-memory storage (said loudly: nothing outlives the process). With a real bot token and no Redis at all, stop.
+ */
+async function resolveStorage(
   config: Config,
   logger: Logger,
   cleanups: Array<() => Promise<unknown>>,
-): Promise<string> {
-  if (config.redisUrl) return config.redisUrl;
+): Promise<Storage> {
+  if (config.redisUrl) return { kind: "redis", url: config.redisUrl };
+  const install = "Install Redis (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis)";
   if (!redisServerAvailable()) {
+    if (!config.localMode) {
+      process.stderr.write(
+        `No REDIS_URL and no redis-server on this machine.\n${install} or set REDIS_URL.\n`,
+      );
+      process.exit(1);
+    }
     process.stderr.write(
-      "No REDIS_URL and no redis-server on this machine.\n" +
-        "Install Redis (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis) or set REDIS_URL.\n",
+      "⚠️  No REDIS_URL and no redis-server on this machine: running on IN-MEMORY storage.\n" +
+        "   Conversations, orders, saved recipients and queued events are lost when you quit.\n" +
+        `   ${install} or set REDIS_URL to keep them.\n`,
     );
-    process.exit(1);
+    logger.warn(
+      "no REDIS_URL and no redis-server: in-memory storage and in-process queues (nothing is kept)",
+    );
+    return { kind: "memory" };
   }
   const privateRedis = await startPrivateRedis();
   cleanups.push(() => privateRedis.stop());
   logger.warn({ port: privateRedis.port }, "no REDIS_URL: started a private redis-server (data is not kept)");
-  return privateRedis.url;
+  return { kind: "redis", url: privateRedis.url };
 }
 
 main().catch((error: unknown) => {

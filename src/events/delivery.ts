@@ -1,4 +1,3 @@
-import { DelayedError, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { intlLocale, type LanguageCode, type Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
@@ -7,6 +6,7 @@ import { eventKeys } from "./keys.ts";
 import { tryLock } from "./lock.ts";
 import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
 import type { Outbox, OutboxEntry } from "./outbox.ts";
+import { type JobQueue, type QueuedJob, RetryLaterError } from "./queue.ts";
 import type { OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 /**
@@ -25,7 +25,7 @@ export interface DeliveryDeps {
   store: Store;
   outbox: Outbox;
   notifier: Notifier;
-  deliveries: Queue;
+  deliveries: JobQueue<DeliveryJobData>;
   translator: Translator;
   /** Given the owner's record when it was just read, so a resolver need not read it again. */
   languageOf: (userId: number, user?: UserRecord) => Promise<LanguageCode>;
@@ -39,7 +39,7 @@ export interface DeliveryDeps {
 export function createDeliveryProcessor(deps: DeliveryDeps) {
   const { store, outbox, notifier, logger } = deps;
 
-  async function process(job: Job<DeliveryJobData>, token?: string): Promise<string> {
+  async function process(job: QueuedJob<DeliveryJobData>): Promise<string> {
     const data = job.data;
     if (data.kind === "alert") {
       await deps.onAlert?.(data.alert);
@@ -52,8 +52,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
     const lock = await tryLock(deps.redis, eventKeys.orderLock(data.orderId));
     if (!lock) {
       // Someone else is talking to this chat; try again shortly (not counted as a failed attempt).
-      await job.moveToDelayed(Date.now() + (deps.lockRetryMs ?? 250), token);
-      throw new DelayedError();
+      throw new RetryLaterError(deps.lockRetryMs ?? 250);
     }
     try {
       return await deliver(data.orderId);

@@ -1,4 +1,3 @@
-import { type Job, Worker } from "bullmq";
 import type { Api } from "grammy";
 import type { Redis } from "ioredis";
 import { parseWebhookEvent } from "../api/index.ts";
@@ -10,16 +9,12 @@ import type { Store, UserRecord } from "../store/index.ts";
 import { EventDeduper } from "./dedupe.ts";
 import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
 import { createIngestProcessor, type IngestJobData, webhookEventRefs } from "./ingest.ts";
+import { QUEUE_NAMES } from "./keys.ts";
 import { Notifier } from "./notifier.ts";
 import { Outbox } from "./outbox.ts";
-import {
-  createQueues,
-  type DeadLetter,
-  listDeadLetters,
-  queueCounts,
-  type RetryOverrides,
-  replayDeadLetter,
-} from "./queue.ts";
+import type { DeadLetter, QueueBackend, RetryOverrides } from "./queue.ts";
+import { createBullmqBackend } from "./queue-bullmq.ts";
+import { createMemoryBackend } from "./queue-memory.ts";
 import { createWebhookReceiver } from "./receiver.ts";
 import {
   type CheckOutcome,
@@ -40,6 +35,11 @@ export type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
 export interface EventsPipelineDeps {
   /** The app's client (the pipeline's own keys); BullMQ gets a duplicate() of it. */
   redis: Redis;
+  /**
+   * Where jobs wait: "bullmq" (Redis; durable, shared by every process — the default) or "memory" (in-process; for
+   * local mode on an in-memory Redis stand-in, which cannot run BullMQ's scripts).
+   */
+  queueBackend?: "bullmq" | "memory";
   logger: Logger;
   store: Store;
   api: EventsPayoutApi;
@@ -74,6 +74,8 @@ export interface EventsPipelineDeps {
 }
 
 export interface EventsPipeline {
+  /** Where jobs wait: BullMQ on Redis, or local mode's in-process queues. */
+  readonly queueBackend: "bullmq" | "memory";
   /** POST /webhooks/payout handler for createHttpServer({ payoutWebhook }). Works before start(). */
   webhookHandler: RawRequestHandler;
   /** Redis and queue reachability for /readyz (app.ts adds the payout API ping). */
@@ -92,19 +94,17 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
   const logger = deps.logger.child({ module: "events" });
   const now = deps.now ?? Date.now;
   const prefix = deps.queuePrefix ?? "bull";
-  // BullMQ needs maxRetriesPerRequest: null and no ioredis keyPrefix (it has its own `prefix`), and never
-  // auto-pipelining, even if the app's client has it (its maintainers advise against it: taskforcesh/bullmq#457,
-  // #1127). A second connection just for webhook acks, and auto-pipelining the pipeline's own keys, were both
-  // measured with the webhook bench: neither lowered ack latency, both cost CPU per event.
-  const connection = deps.redis.duplicate({
-    maxRetriesPerRequest: null,
-    keyPrefix: undefined,
-    enableAutoPipelining: false,
-  });
-  connection.on("error", (error) => logger.warn({ err: error }, "queue redis connection error"));
-  const queues = createQueues(connection, prefix, deps.retries);
+  const queues: QueueBackend<IngestJobData, DeliveryJobData> =
+    deps.queueBackend === "memory"
+      ? createMemoryBackend({ retries: deps.retries })
+      : createBullmqBackend({
+          redis: deps.redis,
+          prefix,
+          retries: deps.retries,
+          onConnectionError: (error) => logger.warn({ err: error }, "queue redis connection error"),
+        });
   const outbox = new Outbox(deps.redis);
-  const unregisterQueueSource = deps.metrics?.setQueueSource(() => queueCounts(queues));
+  const unregisterQueueSource = deps.metrics?.setQueueSource(() => queues.counts());
 
   const webhookHandler = createWebhookReceiver({
     secret: deps.webhookSecret,
@@ -130,50 +130,42 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     options: { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler },
   });
 
-  let workers: Worker[] = [];
+  let started = false;
   let stopped = false;
 
-  function onFailed(queueName: string) {
-    return (job: Job | undefined, error: Error) => {
-      if (!job) return;
-      const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1);
-      logger.warn(
-        { err: error, queue: queueName, jobId: job.id, attempts: job.attemptsMade, exhausted },
-        "job failed",
-      );
-      if (!exhausted || queueName === queues.reconcile.name) return;
-      Promise.resolve(
-        deps.onAlert?.({
-          type: "dead_letter",
-          queue: queueName,
-          jobId: String(job.id),
-          name: job.name,
-          reason: error.message,
-          attempts: job.attemptsMade,
-          at: new Date().toISOString(),
-        }),
-      ).catch((alertError: unknown) => logger.error({ err: alertError }, "onAlert failed"));
-    };
+  function onFailed(
+    queue: string,
+    job: { id: string; name: string; attemptsMade: number },
+    error: Error,
+    exhausted: boolean,
+  ) {
+    logger.warn({ err: error, queue, jobId: job.id, attempts: job.attemptsMade, exhausted }, "job failed");
+    if (!exhausted || queue === QUEUE_NAMES.reconcile) return;
+    Promise.resolve(
+      deps.onAlert?.({
+        type: "dead_letter",
+        queue,
+        jobId: job.id,
+        name: job.name,
+        reason: error.message,
+        attempts: job.attemptsMade,
+        at: new Date().toISOString(),
+      }),
+    ).catch((alertError: unknown) => logger.error({ err: alertError }, "onAlert failed"));
   }
 
   return {
+    queueBackend: queues.kind,
     webhookHandler,
     readiness: [
       { name: "redis", check: () => deps.redis.ping() },
-      { name: "queue", check: () => queues.ingest.getJobCounts("waiting") },
+      { name: "queue", check: () => queues.ping() },
     ],
 
     async start() {
-      if (workers.length > 0) return;
+      if (started) return;
       if (stopped) throw new Error("events pipeline was stopped; create a new one");
-      // One event at a time across every process: each order's events are applied in arrival order.
-      await queues.ingest.setGlobalConcurrency(1);
-      await queues.reconcile.setGlobalConcurrency(1);
-      await queues.reconcile.upsertJobScheduler(
-        "reconcile-tick",
-        { every: deps.reconcileEveryMs ?? 7_000 },
-        { name: "tick", opts: { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } } },
-      );
+      started = true;
       const notifier = new Notifier({
         telegram: deps.telegram,
         store: deps.store,
@@ -203,51 +195,31 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         onAlert: deps.onAlert,
         onPaymentLinkEvent: deps.onPaymentLinkEvent,
       });
-      const common = { connection, prefix, autorun: true } as const;
-      workers = [
-        new Worker<IngestJobData>(queues.ingest.name, ingest, { ...common, concurrency: 1 }),
-        new Worker<DeliveryJobData>(queues.deliveries.name, deliver, {
-          ...common,
-          concurrency: deps.deliveryConcurrency ?? 16,
-        }),
-        new Worker(queues.reconcile.name, () => reconciler.tick(), { ...common, concurrency: 1 }),
-      ];
-      for (const worker of workers) {
-        worker.on("failed", onFailed(worker.name));
-        worker.on("error", (error) => logger.error({ err: error, queue: worker.name }, "worker error"));
-      }
-      await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-      logger.info({ prefix }, "events pipeline started");
+      await queues.startWorkers({
+        ingest,
+        deliveries: deliver,
+        reconcileTick: () => reconciler.tick(),
+        deliveryConcurrency: deps.deliveryConcurrency ?? 16,
+        reconcileEveryMs: deps.reconcileEveryMs ?? 7_000,
+        onFailed,
+        onError: (queue, error) => logger.error({ err: error, queue }, "worker error"),
+      });
+      logger.info({ backend: queues.kind, prefix }, "events pipeline started");
     },
 
     async stop() {
       if (stopped) return;
       stopped = true;
-      const grace = deps.stopGraceMs ?? 10_000;
-      await Promise.all(
-        workers.map(async (worker) => {
-          let timer: NodeJS.Timeout | undefined;
-          const forced = new Promise<"timeout">((resolve) => {
-            timer = setTimeout(() => resolve("timeout"), grace);
-          });
-          const result = await Promise.race([worker.close(), forced]);
-          clearTimeout(timer);
-          // A job still running after the grace period is left to the stalled-job check of another process.
-          if (result === "timeout") await worker.close(true);
-        }),
-      );
-      workers = [];
-      await Promise.all(Object.values(queues).map((queue) => queue.close()));
-      await connection.quit().catch(() => connection.disconnect());
+      await queues.close(deps.stopGraceMs ?? 10_000);
       unregisterQueueSource?.();
       logger.info("events pipeline stopped");
     },
 
     deadLetters: {
-      list: (limit) => listDeadLetters(queues, limit),
-      replay: (id) => replayDeadLetter(queues, id),
+      list: (limit = 50) => queues.listDeadLetters(limit),
+      replay: (id) => queues.replayDeadLetter(id),
     },
-    stats: () => queueCounts(queues),
+    stats: () => queues.counts(),
 
     async recheckOrder(orderId) {
       const order = await deps.store.orders.get(orderId);

@@ -1,12 +1,13 @@
-import type { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { eventHash, eventOrderId, parseWebhookEvent, type WebhookEvent } from "../api/index.ts";
 import type { Logger } from "../log/logger.ts";
 import { transactionFacts } from "../orders/facts.ts";
 import { transitionFromPaymentEvent } from "../orders/mapping.ts";
 import { isTerminalStage, type OrderRecord, type OrderTransition, type Store } from "../store/index.ts";
+import type { DeliveryJobData } from "./delivery.ts";
 import { eventKeys } from "./keys.ts";
 import type { Outbox } from "./outbox.ts";
+import type { JobQueue, QueuedJob } from "./queue.ts";
 import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";
 
 /**
@@ -45,7 +46,7 @@ export interface IngestDeps {
   redis: Redis;
   store: Store;
   outbox: Outbox;
-  deliveries: Queue;
+  deliveries: JobQueue<DeliveryJobData>;
   api: EventsPayoutApi;
   logger: Logger;
   now: () => number;
@@ -60,7 +61,7 @@ const REFERENCE_TTL_SECONDS = 30 * 24 * 3600;
 export function createIngestProcessor(deps: IngestDeps) {
   const { store, logger } = deps;
 
-  async function process(job: Job<IngestJobData>): Promise<IngestOutcome> {
+  async function process(job: QueuedJob<IngestJobData>): Promise<IngestOutcome> {
     const data = job.data;
     if (data.kind === "reconcile") {
       return apply(data.orderId, data.transition, "reconciler");

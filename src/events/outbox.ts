@@ -40,24 +40,33 @@ const BASELINE_KEY = snapshotKey({ stage: BASELINE_STAGE });
 
 // Append only when the state differs from the tail (or from the untouched baseline when the log is empty).
 // Returns {appended, pending}: pending = the log holds entries past the delivery cursor (one round trip for both).
+// Entries are JSON objects that start with {"stage":…,"key":…, so the tail's stage and key are read with a
+// pattern and a prefix comparison, not a JSON library: the same script runs on Redis and on local mode's
+// in-memory stand-in (which has no cjson). A tail written by an earlier version (cjson's field order) is decoded.
+//   ARGV[1] the entry's head '{"stage":"<stage>","key":<key as a JSON string>,'   ARGV[2] the rest of its fields
+//   ARGV[3] '1' when this state is the baseline   ARGV[4] the baseline stage   ARGV[5] TTL   ARGV[6] the stage
+//   ARGV[7] the raw key (for an earlier version's tail)
 const RECORD = new LuaScript(`
 local length = redis.call('LLEN', KEYS[1])
 local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')
 local tail = redis.call('LINDEX', KEYS[1], -1)
-local tailKey = ARGV[3]
 local tailStage = ARGV[4]
+local same = ARGV[3] == '1'
 if tail then
-  local decoded = cjson.decode(tail)
-  tailKey = decoded.key
-  tailStage = decoded.stage
+  tailStage = string.match(tail, '^{"stage":"([a-z_]+)","key":')
+  if tailStage then
+    same = string.sub(tail, 1, #ARGV[1]) == ARGV[1]
+  else
+    local decoded = cjson.decode(tail)
+    tailStage = decoded.stage
+    same = decoded.key == ARGV[7]
+  end
 end
-if tailKey == ARGV[1] then return {0, length > cursor and 1 or 0} end
-local entry = cjson.decode(ARGV[2])
-entry.key = ARGV[1]
-entry.notify = (tailStage ~= entry.stage)
-entry.from = tailStage
-entry.seq = length + 1
-redis.call('RPUSH', KEYS[1], cjson.encode(entry))
+if same then return {0, length > cursor and 1 or 0} end
+local notify = 'false'
+if tailStage ~= ARGV[6] then notify = 'true' end
+local entry = ARGV[1] .. '"seq":' .. (length + 1) .. ',"notify":' .. notify .. ',"from":"' .. tailStage .. '",' .. ARGV[2] .. '}'
+redis.call('RPUSH', KEYS[1], entry)
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
 return {1, 1}
@@ -83,9 +92,14 @@ export class Outbox {
    * Append the order's current state if the user has not been given it yet. `appended`: it was new;
    * `pending`: some entry (this one or an earlier one) is still undelivered, so a delivery is due.
    */
-  async record(order: OrderRecord): Promise<{ appended: boolean; pending: boolean }> {
-    const entry = {
-      stage: order.stage,
+  async record(
+    order: Pick<
+      OrderRecord,
+      "orderId" | "stage" | "confirmations" | "txid" | "payoutReference" | "failureReason"
+    >,
+  ): Promise<{ appended: boolean; pending: boolean }> {
+    const key = snapshotKey(order);
+    const fields = {
       ...(order.confirmations === undefined ? {} : { confirmations: order.confirmations }),
       ...(order.txid ? { txid: order.txid } : {}),
       ...(order.payoutReference ? { payoutReference: order.payoutReference } : {}),
@@ -95,7 +109,15 @@ export class Outbox {
     const [appended, pending] = (await RECORD.run(
       this.redis,
       [eventKeys.outbox(order.orderId), eventKeys.outboxCursor(order.orderId)],
-      [snapshotKey(order), JSON.stringify(entry), BASELINE_KEY, BASELINE_STAGE, OUTBOX_TTL_SECONDS],
+      [
+        `{"stage":${JSON.stringify(order.stage)},"key":${JSON.stringify(key)},`,
+        JSON.stringify(fields).slice(1, -1),
+        key === BASELINE_KEY ? "1" : "0",
+        BASELINE_STAGE,
+        OUTBOX_TTL_SECONDS,
+        order.stage,
+        key,
+      ],
     )) as [number, number];
     return { appended: appended === 1, pending: pending === 1 };
   }

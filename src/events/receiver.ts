@@ -1,9 +1,9 @@
-import type { Queue } from "bullmq";
 import type { HandlerResponse, RawRequest, RawRequestHandler } from "../http/server.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics, WebhookOutcome } from "../metrics.ts";
 import { dedupeDigest, dedupeIdentity, type EventDeduper } from "./dedupe.ts";
 import type { EventRefs, IngestJobData } from "./ingest.ts";
+import type { JobQueue } from "./queue.ts";
 import { checkWebhookSignature } from "./signature.ts";
 
 /**
@@ -23,7 +23,7 @@ export interface ReceiverDeps {
    */
   parseEvent: (json: unknown) => { event: string; refs?: EventRefs } | undefined | null;
   deduper: EventDeduper;
-  ingest: Queue;
+  ingest: JobQueue<IngestJobData>;
   logger: Logger;
   metrics?: Metrics;
 }

@@ -1,11 +1,12 @@
-import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics.ts";
 import { transitionFromApiState, wouldChange } from "../orders/mapping.ts";
 import type { OrderRecord, Store } from "../store/index.ts";
+import type { IngestJobData } from "./ingest.ts";
 import { isNotFound } from "./ingest.ts";
 import { eventKeys } from "./keys.ts";
+import type { JobQueue } from "./queue.ts";
 import type { EventsPayoutApi } from "./types.ts";
 
 /**
@@ -35,7 +36,7 @@ export interface ReconcilerDeps {
   redis: Redis;
   store: Store;
   api: EventsPayoutApi;
-  ingest: Queue;
+  ingest: JobQueue<IngestJobData>;
   logger: Logger;
   metrics?: Metrics;
   now: () => number;

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type SpawnedBot, spawnBot, stopAllBots } from "../support/spawn-bot.ts";
 
@@ -36,5 +39,47 @@ describe("local mode (npm start with no configuration)", () => {
     expect(exit).toMatchObject({ code: 0 });
     // Nothing but the chat on the terminal: the logs went to .tmp/local.log.
     expect(bot.lines.some((line) => line.raw.startsWith('{"level"'))).toBe(false);
+  });
+
+  it("falls back to in-memory storage, saying so, when there is no Redis at all, and still pays out", async () => {
+    // A PATH with nothing on it: no redis-server to find (node itself is spawned by absolute path).
+    const emptyPath = mkdtempSync(join(tmpdir(), "no-redis-"));
+    try {
+      const bot = spawnBot({
+        inheritEnv: false,
+        env: { PATH: emptyPath, HOME: process.env.HOME },
+        stdin: "pipe",
+      });
+      await bot.waitForLog(/running on IN-MEMORY storage/, { timeoutMs: 60_000 });
+      await bot.waitForLog(/lost when you quit/);
+      await bot.waitForLog("this terminal is your Telegram chat", { timeoutMs: 60_000 });
+
+      // The whole NGN journey, typed: send money → Nigeria → bank → account → confirm → amount → quote → pay.
+      const steps: Array<[string, RegExp]> = [
+        ["/start", /\[1\] 💸 Send money/],
+        ["1", /\[1\] 🇳🇬 Nigeria · Bank/],
+        ["1", /Which bank\?/],
+        ["gtb", /\[1\] GTBANK PLC/],
+        ["1", /Send the 10-digit account number at GTBANK PLC/],
+        ["0149200000", /Is this the person you want to pay\?/],
+        ["1", /How much should they receive, in naira\?/],
+        ["10000", /Recipient gets: ₦10,000\.00/],
+        ["1", /⚡ Pay [\d,]+ sats · code/],
+        [":pay", /Sandbox: paid order/],
+      ];
+      for (const [line, expected] of steps) {
+        type(bot, line);
+        await bot.waitForLog(expected, { timeoutMs: 20_000 });
+      }
+      // The live status card and the notifications go through the in-process queues.
+      await bot.waitForLog(/✅ Payment received for order/, { timeoutMs: 30_000 });
+      await bot.waitForLog(/🎉 ₦10,000\.00 delivered to GTBANK PLC ••0000/, { timeoutMs: 30_000 });
+      await bot.waitForLog(/Payout reference: /);
+
+      type(bot, ":quit");
+      expect(await bot.exited).toMatchObject({ code: 0 });
+    } finally {
+      rmSync(emptyPath, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,10 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPayoutApi, parseWebhookEvent } from "../../src/api/index.ts";
 import { EventDeduper } from "../../src/events/dedupe.ts";
-import { ensureWebhookRegistered, signWebhookBody } from "../../src/events/index.ts";
+import { ensureWebhookRegistered, QUEUE_NAMES, signWebhookBody } from "../../src/events/index.ts";
+import type { IngestJobData } from "../../src/events/ingest.ts";
+import type { QueueBackend } from "../../src/events/queue.ts";
+import { createBullmqBackend } from "../../src/events/queue-bullmq.ts";
 import { createWebhookReceiver } from "../../src/events/receiver.ts";
 import { createHttpServer, type HttpServer } from "../../src/http/index.ts";
 import { silentLogger } from "../../src/log/logger.ts";
@@ -14,6 +17,8 @@ import { freshRedis } from "../support/redis.ts";
 import { startTelegramEmulator, type TelegramEmulator } from "../support/telegram-driver.ts";
 
 let redis: Redis;
+let backend: QueueBackend<IngestJobData, unknown>;
+/** A plain BullMQ view of the same ingest queue, to read what the receiver queued. */
 let queue: Queue;
 let server: HttpServer;
 let base: string;
@@ -25,12 +30,13 @@ const TELEGRAM_SECRET = "tg-secret_123";
 
 beforeAll(async () => {
   redis = await freshRedis();
-  queue = new Queue("http-test-events", { connection: redis.duplicate(), prefix: "httptest" });
+  backend = createBullmqBackend({ redis, prefix: "httptest" });
+  queue = new Queue(QUEUE_NAMES.ingest, { connection: redis.duplicate(), prefix: "httptest" });
   tg = await startTelegramEmulator();
   const bot = new Bot(tg.token, { client: { apiRoot: tg.apiRoot } });
   bot.on("message:text", (ctx) => ctx.reply(`echo: ${ctx.message.text}`));
   await bot.init();
-  metrics.setQueueSource(async () => ({ "http-test-events": await queue.getJobCounts("waiting", "failed") }));
+  metrics.setQueueSource(() => backend.counts());
   server = createHttpServer({
     logger,
     port: 0,
@@ -55,7 +61,7 @@ beforeAll(async () => {
         return parsed.ok ? parsed.event : undefined;
       },
       deduper: new EventDeduper(redis),
-      ingest: queue,
+      ingest: backend.ingest,
       logger,
       metrics,
     }),
@@ -66,6 +72,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop(500);
   await queue?.close();
+  await backend?.close(500);
   await tg?.close();
   await redis?.quit();
 });
@@ -91,7 +98,7 @@ describe("the HTTP server", () => {
 
     const scrape = await (await fetch(`${base}/metrics`)).text();
     expect(scrape).toContain("payoutbot_webhook_events_total");
-    expect(scrape).toMatch(/payoutbot_queue_jobs\{queue="http-test-events",state="waiting"\} \d+/);
+    expect(scrape).toMatch(/payoutbot_queue_jobs\{queue="payout-events",state="waiting"\} \d+/);
     expect(scrape).toContain("payoutbot_dead_letters");
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     expect((await fetch(`${base}/webhooks/payout`)).status).toBe(405);

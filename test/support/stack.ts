@@ -3,6 +3,7 @@ import { type App, createApp } from "../../src/app.ts";
 import type { BotDeps } from "../../src/bot/context.ts";
 import type { Feature } from "../../src/bot/features/index.ts";
 import { loadConfig } from "../../src/config.ts";
+import { createMemoryRedis } from "../../src/local/memory-redis.ts";
 import {
   startTelegramEmulator,
   type TelegramEmulator,
@@ -33,6 +34,11 @@ export interface StackOptions {
   /** Keep the data of a previous stack in this worker's database (restart tests). */
   keepData?: boolean;
   hooks?: Parameters<typeof createApp>[0]["hooks"];
+  /**
+   * Run on local mode's no-Redis fallback: the in-memory Redis stand-in and the in-process queues
+   * (TEST_MEMORY_STORE=1 makes it the default, to run any e2e file on the fallback).
+   */
+  memory?: boolean;
 }
 
 export interface Stack {
@@ -49,7 +55,10 @@ export interface Stack {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+  const memory = options.memory ?? process.env.TEST_MEMORY_STORE === "1";
+  const redis = memory
+    ? await createMemoryRedis()
+    : new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   if (!options.keepData) await redis.flushdb();
   const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent", pretty: false });
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
@@ -75,6 +84,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     config,
     logger,
     redis,
+    queueBackend: memory ? "memory" : "bullmq",
     payout: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret },
     telegram: { token: tg.token },
     telegramPolicy: { throttle: options.throttle ?? false, maxDelaySeconds: 5 },

@@ -57,4 +57,10 @@ describe("loadConfig", () => {
       loadConfig({ BOT_MODE: "webhook", PAYOUT_API_BASE_URL: "https://api.example.com/api/v1" }),
     ).toThrowError(/PUBLIC_URL[\s\S]*BOT_TOKEN[\s\S]*PAYOUT_API_KEY[\s\S]*PAYOUT_WEBHOOK_SECRET/);
   });
+
+  it("requires a real Redis in production (no private redis-server, no in-memory fallback)", () => {
+    expect(() => loadConfig({ PAYOUT_ENV: "production" })).toThrowError(
+      /REDIS_URL is required when PAYOUT_ENV=production/,
+    );
+  });
 });

@@ -1,0 +1,196 @@
+import { type DefaultJobOptions, DelayedError, type Job, Queue, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { QUEUE_NAMES, type QueueName } from "./keys.ts";
+import {
+  type DeadLetter,
+  type JobProcessor,
+  type JobQueue,
+  newestFirst,
+  parseDeadLetterId,
+  type QueueBackend,
+  type QueuedJob,
+  RetryLaterError,
+  type RetryOverrides,
+  type RetryPolicy,
+  retryPolicies,
+  toDeadLetter,
+  type WorkerSpec,
+} from "./queue.ts";
+
+/**
+ * The production queue backend: three BullMQ queues in Redis. Jobs survive restarts, any number of bot processes
+ * can run workers on them, and the failed set of each queue is the dead-letter list.
+ */
+export interface BullmqBackendOptions {
+  /** The app's client; BullMQ gets a duplicate() of it with the options it needs. */
+  redis: Redis;
+  /** Key prefix: keys live under `<prefix>:<queue>:*`. */
+  prefix: string;
+  retries?: Partial<Record<"ingest" | "deliveries", RetryOverrides>>;
+  onConnectionError?: (error: Error) => void;
+}
+
+/** Retention per queue: what stays in Redis after a job ends. */
+const RETENTION: Record<"ingest" | "deliveries" | "reconcile", DefaultJobOptions> = {
+  // Done is done: nothing reads a finished ingest job (repeats are refused by the dedupe key, not the job id),
+  // its payload holds account numbers and phones, and dropping it saves Redis work on every event.
+  ingest: { removeOnComplete: true, removeOnFail: false },
+  deliveries: { removeOnComplete: { age: 3_600, count: 10_000 }, removeOnFail: false },
+  reconcile: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+};
+
+function jobOptions(key: keyof typeof RETENTION, policy: RetryPolicy): DefaultJobOptions {
+  return {
+    ...RETENTION[key],
+    attempts: policy.attempts,
+    ...(policy.backoffMs ? { backoff: { type: "exponential", delay: policy.backoffMs } } : {}),
+  };
+}
+
+class BullmqJobQueue<T> implements JobQueue<T> {
+  constructor(readonly queue: Queue) {}
+
+  get name(): QueueName {
+    return this.queue.name as QueueName;
+  }
+
+  async add(name: string, data: T, options: { jobId?: string; removeOnComplete?: boolean } = {}) {
+    await this.queue.add(name, data, {
+      ...(options.jobId ? { jobId: options.jobId } : {}),
+      ...(options.removeOnComplete ? { removeOnComplete: true } : {}),
+    });
+  }
+}
+
+export function createBullmqBackend<I, D>(options: BullmqBackendOptions): QueueBackend<I, D> {
+  const { prefix } = options;
+  // BullMQ needs maxRetriesPerRequest: null and no ioredis keyPrefix (it has its own `prefix`), and never
+  // auto-pipelining, even if the app's client has it (its maintainers advise against it: taskforcesh/bullmq#457,
+  // #1127). A second connection just for webhook acks, and auto-pipelining the pipeline's own keys, were both
+  // measured with the webhook bench: neither lowered ack latency, both cost CPU per event.
+  const connection = options.redis.duplicate({
+    maxRetriesPerRequest: null,
+    keyPrefix: undefined,
+    enableAutoPipelining: false,
+  });
+  connection.on("error", (error: Error) => options.onConnectionError?.(error));
+  const policies = retryPolicies(options.retries);
+  const make = (name: QueueName, key: keyof typeof RETENTION) =>
+    new Queue(name, { connection, prefix, defaultJobOptions: jobOptions(key, policies[key]) });
+  const queues = {
+    ingest: make(QUEUE_NAMES.ingest, "ingest"),
+    deliveries: make(QUEUE_NAMES.deliveries, "deliveries"),
+    reconcile: make(QUEUE_NAMES.reconcile, "reconcile"),
+  };
+  let workers: Worker[] = [];
+
+  return {
+    kind: "bullmq",
+    ingest: new BullmqJobQueue<I>(queues.ingest),
+    deliveries: new BullmqJobQueue<D>(queues.deliveries),
+
+    async startWorkers(spec: WorkerSpec<I, D>) {
+      // One event at a time across every process: each order's events are applied in arrival order.
+      await queues.ingest.setGlobalConcurrency(1);
+      await queues.reconcile.setGlobalConcurrency(1);
+      await queues.reconcile.upsertJobScheduler(
+        "reconcile-tick",
+        { every: spec.reconcileEveryMs },
+        { name: "tick", opts: { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } } },
+      );
+      const common = { connection, prefix, autorun: true } as const;
+      workers = [
+        new Worker(queues.ingest.name, adapt(spec.ingest), { ...common, concurrency: 1 }),
+        new Worker(queues.deliveries.name, adapt(spec.deliveries), {
+          ...common,
+          concurrency: spec.deliveryConcurrency,
+        }),
+        new Worker(queues.reconcile.name, () => spec.reconcileTick(), { ...common, concurrency: 1 }),
+      ];
+      for (const worker of workers) {
+        const name = worker.name as QueueName;
+        worker.on("failed", (job: Job | undefined, error: Error) => {
+          if (job) spec.onFailed(name, view(job), error, job.attemptsMade >= (job.opts.attempts ?? 1));
+        });
+        worker.on("error", (error) => spec.onError(name, error));
+      }
+      await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+    },
+
+    async close(graceMs) {
+      await Promise.all(
+        workers.map(async (worker) => {
+          let timer: NodeJS.Timeout | undefined;
+          const forced = new Promise<"timeout">((resolve) => {
+            timer = setTimeout(() => resolve("timeout"), graceMs);
+          });
+          const result = await Promise.race([worker.close(), forced]);
+          clearTimeout(timer);
+          // A job still running after the grace period is left to the stalled-job check of another process.
+          if (result === "timeout") await worker.close(true);
+        }),
+      );
+      workers = [];
+      await Promise.all(Object.values(queues).map((queue) => queue.close()));
+      await connection.quit().catch(() => connection.disconnect());
+    },
+
+    async listDeadLetters(limit) {
+      const letters: DeadLetter[] = [];
+      for (const queue of [queues.ingest, queues.deliveries]) {
+        const jobs = await queue.getFailed(0, limit - 1);
+        for (const job of jobs) {
+          if (!job) continue;
+          const { name, data, attemptsMade, failedReason, finishedOn } = job;
+          const id = String(job.id);
+          letters.push(
+            toDeadLetter(queue.name as QueueName, { id, name, data, attemptsMade, failedReason, finishedOn }),
+          );
+        }
+      }
+      return newestFirst(letters, limit);
+    },
+
+    async replayDeadLetter(id) {
+      const target = parseDeadLetterId(id);
+      const queue = target && [queues.ingest, queues.deliveries].find((q) => q.name === target.queue);
+      if (!target || !queue) return false;
+      const job = await queue.getJob(target.jobId);
+      if (!job || !(await job.isFailed())) return false;
+      await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return true;
+    },
+
+    async counts() {
+      const entries = await Promise.all(
+        Object.values(queues).map(
+          async (queue: Queue) =>
+            [
+              queue.name,
+              await queue.getJobCounts("waiting", "active", "delayed", "failed", "prioritized"),
+            ] as const,
+        ),
+      );
+      return Object.fromEntries(entries);
+    },
+
+    ping: () => queues.ingest.getJobCounts("waiting"),
+  };
+}
+
+function view<T>(job: Job<T>): QueuedJob<T> {
+  return { id: String(job.id), name: job.name, data: job.data, attemptsMade: job.attemptsMade };
+}
+
+/** Our processors see a QueuedJob; RetryLaterError becomes BullMQ's move-to-delayed (no attempt counted). */
+function adapt<T>(processor: JobProcessor<T>) {
+  return async (job: Job<T>, token?: string) => {
+    try {
+      return await processor(view(job));
+    } catch (error) {
+      if (!(error instanceof RetryLaterError)) throw error;
+      await job.moveToDelayed(Date.now() + error.delayMs, token);
+      throw new DelayedError();
+    }
+  };
+}
