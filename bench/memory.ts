@@ -3,13 +3,14 @@ import { createBot } from "../src/bot/create-bot.ts";
 import { allFeatures } from "../src/bot/features/index.ts";
 import { boolOption, intOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
+import { spawnChild } from "./lib/child.ts";
 import { runCompiled, runningCompiled, withoutCompiledFlag } from "./lib/compiled.ts";
 import { chooseJourney } from "./lib/journeys.ts";
 import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "./lib/local-telegram.ts";
 import { redisSnapshot, startBenchRedis } from "./lib/redis.ts";
 import { bytes, check, machineLine, num, progress, table, targetsTable, writeResults } from "./lib/report.ts";
 import { runJourneys } from "./lib/runner.ts";
-import { startBenchSandbox } from "./lib/sandbox.ts";
+import type { SandboxAddress } from "./lib/sandbox.ts";
 
 /**
  * Part 4: memory. (a) Redis bytes of one user's session and conversation keys (MEMORY USAGE) after each step of
@@ -41,7 +42,12 @@ async function main(): Promise<void> {
   settleGc();
   const loaded = process.memoryUsage();
   const bench = await startBenchRedis();
-  const sandbox = await startBenchSandbox();
+  // The sandbox runs in a child process: the process measured holds what a production bot holds (a production
+  // process never loads the sandbox; main.ts imports it only when it embeds one).
+  const sandboxChild = spawnChild(
+    new URL(`./lib/sandbox-child.${runningCompiled ? "js" : "ts"}`, import.meta.url).pathname,
+  );
+  const sandbox = await sandboxChild.request<SandboxAddress>("start");
   const tg = new LocalTelegram();
   const built = await buildBotDeps({ redis: bench.redis, sandbox, logLevel: "info" });
   const features = allFeatures(built.deps);
@@ -173,7 +179,7 @@ async function main(): Promise<void> {
       ]),
     ),
     "",
-    `Process memory with ${num(USERS, 0)} users who walked ${holdSteps.map((s) => s.name).join(" → ")} (each holding a session and a live conversation; ${CONCURRENCY} at a time; in-process sandbox included), after GC:`,
+    `Process memory with ${num(USERS, 0)} users who walked ${holdSteps.map((s) => s.name).join(" → ")} (each holding a session and a live conversation; ${CONCURRENCY} at a time; the sandbox in its own process), after GC:`,
     "",
     table(
       ["", "Before the crowd", `With ${num(USERS, 0)} users`, "Per user"],
@@ -245,7 +251,7 @@ async function main(): Promise<void> {
   });
   progress(`memory: results in ${path}`);
   await built.api.close();
-  await sandbox.close();
+  await sandboxChild.stop();
   await bench.stop();
 }
 

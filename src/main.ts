@@ -3,11 +3,10 @@ import { Redis } from "ioredis";
 import pino from "pino";
 import { type App, createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { attachTerminal, startLocalTelegram } from "./local/launch.ts";
 import { redisServerAvailable, startPrivateRedis } from "./local/redis-server.ts";
 import type { TelegramEmulator } from "./local/telegram-emulator/index.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
-import { DEFAULT_WEBHOOK_SECRET, type Sandbox, startSandbox } from "./sandbox/index.ts";
+import type { Sandbox } from "./sandbox/index.ts";
 
 /** Process wiring only: config → logger → redis → payout API (or embedded sandbox) → bot → HTTP → shutdown. */
 async function main(): Promise<void> {
@@ -33,6 +32,8 @@ async function main(): Promise<void> {
     webhookSecret: config.payout.webhookSecret,
   };
   if (config.payout.embeddedSandbox) {
+    // Imported only when embedded: a production process never loads the sandbox (nor the emulator below).
+    const { DEFAULT_WEBHOOK_SECRET, startSandbox } = await import("./sandbox/index.ts");
     sandbox = await startSandbox({
       port: 0,
       webhookSecret: config.payout.webhookSecret ?? DEFAULT_WEBHOOK_SECRET,
@@ -48,8 +49,9 @@ async function main(): Promise<void> {
 
   let emulator: TelegramEmulator | undefined;
   let runtimeConfig: Config = config;
-  if (config.localMode) {
-    emulator = await startLocalTelegram();
+  const local = config.localMode ? await import("./local/launch.ts") : undefined;
+  if (local) {
+    emulator = await local.startLocalTelegram();
     cleanups.unshift(() => emulator!.close());
     runtimeConfig = {
       ...config,
@@ -88,8 +90,8 @@ async function main(): Promise<void> {
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
 
   await app.start();
-  if (emulator) {
-    attachTerminal({ app, emulator, sandbox, onQuit: () => shutdown("quit") });
+  if (local && emulator) {
+    local.attachTerminal({ app, emulator, sandbox, onQuit: () => shutdown("quit") });
   }
 }
 

@@ -9,9 +9,9 @@ import { AccountLanguage } from "../../src/i18n/account-language.ts";
 import { createTranslator } from "../../src/i18n/index.ts";
 import { createLogger, type Logger } from "../../src/log/logger.ts";
 import { createMetrics, type Metrics } from "../../src/metrics.ts";
-import type { Sandbox } from "../../src/sandbox/index.ts";
 import { createStore } from "../../src/store/index.ts";
 import { BENCH_TOKEN, NOWHERE } from "./local-telegram.ts";
+import type { SandboxAddress } from "./sandbox.ts";
 
 /**
  * BotDeps built the way createApp (src/app.ts) builds them — production config, metrics hooks, the payout API
@@ -52,7 +52,7 @@ export interface BenchDeps {
 
 export async function buildBotDeps(options: {
   redis: Redis;
-  sandbox: Sandbox;
+  sandbox: SandboxAddress;
   logLevel: string;
   throttle?: boolean;
 }): Promise<BenchDeps> {

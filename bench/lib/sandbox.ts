@@ -13,3 +13,6 @@ export function startBenchSandbox(webhookUrl?: string): Promise<Sandbox> {
     ...(webhookUrl ? { webhookUrl } : {}),
   });
 }
+
+/** Where a bench's bot finds the payout API (an in-process sandbox or one in a child process). */
+export type SandboxAddress = Pick<Sandbox, "baseUrl" | "apiKey" | "webhookSecret">;
