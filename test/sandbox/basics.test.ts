@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_API_KEY } from "../../src/sandbox/index.ts";
 import { type Api, openSandbox } from "./harness.ts";
@@ -162,9 +162,11 @@ describe("banks and name enquiry", () => {
     expect(parallex).toHaveLength(1);
   });
 
-  it("copies the shared registry verbatim", () => {
+  // The shared folder sits beside the team's checkouts; a clone elsewhere has only our copy to go by.
+  const sharedRegistry = new URL("../../../shared/data/banks.json", import.meta.url);
+  it.runIf(existsSync(sharedRegistry))("copies the shared registry verbatim", () => {
     const ours = readFileSync(new URL("../../src/sandbox/data/banks.json", import.meta.url));
-    const shared = readFileSync(new URL("../../../shared/data/banks.json", import.meta.url));
+    const shared = readFileSync(sharedRegistry);
     expect(ours.equals(shared)).toBe(true);
   });
 
