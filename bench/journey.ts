@@ -20,15 +20,15 @@ import {
   targetsTable,
   writeResults,
 } from "./lib/report.ts";
-import { startBenchSandbox } from "./lib/sandbox.ts";
+import { startSandboxProcess } from "./lib/sandbox-process.ts";
 
 /**
  * Parts 1 and 2: N simulated users run the whole journey at once through the real createBot (all features, Redis
- * sessions and conversations, the in-process sandbox, Telegram answered in-process), then the same update shapes
+ * sessions and conversations, the sandbox in a child process, Telegram answered in-process), then the same update shapes
  * go through the floor bot under the same conditions.
  *
  *   npm run bench:journey -- --users 1000 [--concurrency N] [--warmup 50] [--serial 20] [--log info] [--throttle]
- *     [--throttled-users 5]
+ *     [--throttled-users 5] [--sandbox-in-process]
  */
 const USERS = intOption("users", "BENCH_USERS", 1000);
 const CONCURRENCY = intOption("concurrency", "BENCH_CONCURRENCY", USERS);
@@ -39,12 +39,18 @@ const LOG_LEVEL = stringOption("log", "BENCH_LOG_LEVEL", "info");
 const THROTTLE = boolOption("throttle", "BENCH_THROTTLE", false);
 /** A few users through a bot with the production outbound policy (throttler on), to show its latency. */
 const THROTTLED_USERS = intOption("throttled-users", "BENCH_THROTTLED_USERS", 5);
+/**
+ * The payout sandbox runs in a child process by default, as the real API is elsewhere: CPU per update is then the
+ * bot's alone. --sandbox-in-process puts it here (local mode's shape; its pricing and invoice signing then count).
+ */
+const SANDBOX_IN_PROCESS = boolOption("sandbox-in-process", "BENCH_SANDBOX_IN_PROCESS", false);
 
 async function main(): Promise<void> {
   const started = Date.now();
   progress(`journey: ${USERS} users, concurrency ${CONCURRENCY}`);
   const bench = await startBenchRedis();
-  const sandbox = await startBenchSandbox();
+  const sandboxProcess = await startSandboxProcess({ inProcess: SANDBOX_IN_PROCESS });
+  const sandbox = sandboxProcess.address;
   const tg = new LocalTelegram();
   const built = await buildBotDeps({ redis: bench.redis, sandbox, logLevel: LOG_LEVEL, throttle: THROTTLE });
   const features = allFeatures(built.deps);
@@ -145,7 +151,7 @@ async function main(): Promise<void> {
   const lines = [
     "## Part 1–2 — Conversation throughput and the floor",
     "",
-    `Journey: **${journey.name}**, ${steps.length} updates per user. ${USERS} users at once (concurrency ${CONCURRENCY}), each waiting for the bot's answer before its next step. Real createBot with allFeatures, real Redis sessions and conversations, the in-process sandbox over HTTP (its CPU is in this process too), Telegram answered in-process at grammY's fetch. Throttler ${THROTTLE ? "on" : "off"}; logs at \`${LOG_LEVEL}\`, counted not printed. The floor: grammY + sequentialize + the same RedisAdapter session + one reply per update. ${machineLine()}.`,
+    `Journey: **${journey.name}**, ${steps.length} updates per user. ${USERS} users at once (concurrency ${CONCURRENCY}), each waiting for the bot's answer before its next step. Real createBot with allFeatures, real Redis sessions and conversations, the sandbox over HTTP (${sandboxProcess.where === "in process" ? "in this process: its CPU counts as ours" : "in a child process, as the real API is elsewhere: CPU is the bot's alone"}), Telegram answered in-process at grammY's fetch. Throttler ${THROTTLE ? "on" : "off"}; logs at \`${LOG_LEVEL}\`, counted not printed. The floor: grammY + sequentialize + the same RedisAdapter session + one reply per update. ${machineLine()}.`,
     ...(journey.full
       ? []
       : ["", "> ⚠️ The payout flow is not in allFeatures yet: this run measures the basic journey."]),
@@ -162,7 +168,7 @@ async function main(): Promise<void> {
     "",
     comparison("One at a time", oa, fa, []),
     "",
-    `Per step (ours). Alone = one user at a time; loaded = all users at once; CPU is the whole process (bot + sandbox)${throttled ? `; the last column: ${THROTTLED_USERS} users with the production outbound policy, createTelegramTransformers() defaults (throttler on)` : ""}.`,
+    `Per step (ours). Alone = one user at a time; loaded = all users at once; CPU is the whole process (${sandboxProcess.where === "in process" ? "bot + sandbox" : "the bot; the sandbox runs in a child process"})${throttled ? `; the last column: ${THROTTLED_USERS} users with the production outbound policy, createTelegramTransformers() defaults (throttler on)` : ""}.`,
     "",
     table(
       [
@@ -211,6 +217,7 @@ async function main(): Promise<void> {
       warmup: WARMUP,
       serial: SERIAL,
       logLevel: LOG_LEVEL,
+      sandbox: sandboxProcess.where,
       throttle: THROTTLE,
     },
     journey: { name: journey.name, full: journey.full, steps: steps.map((step) => step.name) },
@@ -230,7 +237,7 @@ async function main(): Promise<void> {
   progress(`journey: results in ${path}`);
 
   await built.api.close();
-  await sandbox.close();
+  await sandboxProcess.stop();
   await bench.stop();
 }
 

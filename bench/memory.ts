@@ -3,14 +3,13 @@ import { createBot } from "../src/bot/create-bot.ts";
 import { allFeatures } from "../src/bot/features/index.ts";
 import { boolOption, intOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
-import { spawnChild } from "./lib/child.ts";
 import { runCompiled, runningCompiled, withoutCompiledFlag } from "./lib/compiled.ts";
 import { chooseJourney } from "./lib/journeys.ts";
 import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "./lib/local-telegram.ts";
 import { redisSnapshot, startBenchRedis } from "./lib/redis.ts";
 import { bytes, check, machineLine, num, progress, table, targetsTable, writeResults } from "./lib/report.ts";
 import { runJourneys } from "./lib/runner.ts";
-import type { SandboxAddress } from "./lib/sandbox.ts";
+import { startSandboxProcess } from "./lib/sandbox-process.ts";
 
 /**
  * Part 4: memory. (a) Redis bytes of one user's session and conversation keys (MEMORY USAGE) after each step of
@@ -44,10 +43,8 @@ async function main(): Promise<void> {
   const bench = await startBenchRedis();
   // The sandbox runs in a child process: the process measured holds what a production bot holds (a production
   // process never loads the sandbox; main.ts imports it only when it embeds one).
-  const sandboxChild = spawnChild(
-    new URL(`./lib/sandbox-child.${runningCompiled ? "js" : "ts"}`, import.meta.url).pathname,
-  );
-  const sandbox = await sandboxChild.request<SandboxAddress>("start");
+  const sandboxProcess = await startSandboxProcess();
+  const sandbox = sandboxProcess.address;
   const tg = new LocalTelegram();
   const built = await buildBotDeps({ redis: bench.redis, sandbox, logLevel: "info" });
   const features = allFeatures(built.deps);
@@ -234,6 +231,7 @@ async function main(): Promise<void> {
       hold: holdSteps.map((s) => s.name),
       sample: SAMPLE,
       concurrency: CONCURRENCY,
+      sandbox: sandboxProcess.where,
       gcExposed: typeof globalThis.gc === "function",
     },
     journey: journey.name,
@@ -251,7 +249,7 @@ async function main(): Promise<void> {
   });
   progress(`memory: results in ${path}`);
   await built.api.close();
-  await sandboxChild.stop();
+  await sandboxProcess.stop();
   await bench.stop();
 }
 
