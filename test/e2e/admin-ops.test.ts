@@ -63,7 +63,11 @@ describe("ops operations", () => {
     const on = await ask(ops.group, ops.ada, "/maintenance on Back at 14:00 <WAT>");
     expect(on.text).toMatch(/paused/);
     expect(on.text).toContain("Back at 14:00 <WAT>");
-    expect(await quotesPaused(app.deps)).toEqual({ paused: true, message: "Back at 14:00 <WAT>" });
+    expect(await quotesPaused(app.deps)).toEqual({
+      paused: true,
+      scope: "all",
+      message: "Back at 14:00 <WAT>",
+    });
 
     await user.send("/send");
     const notice = await user.nextMessage();
@@ -84,7 +88,7 @@ describe("ops operations", () => {
     });
 
     const status = await ask(ops.group, ops.ben, "/maintenance");
-    expect(status.text).toMatch(/are paused/);
+    expect(status.text).toMatch(/everything: paused since .*, until you resume/);
     expect((await ask(ops.group, ops.ben, "/maintenance off")).text).toMatch(/open/);
     expect(await quotesPaused(app.deps)).toEqual({ paused: false });
     user.consumeAll();

@@ -50,7 +50,7 @@ export async function buyFlow(
     const input = { key, chatId: current.chatId!, userId: current.from!.id, address, speed, amount };
     const deps = current.deps;
     // Ops may have paused new quotes while this user was mid-flow: nothing is quoted, the flow ends politely.
-    const pause = await conversation.external(() => quotesPaused(deps));
+    const pause = await conversation.external(() => quotesPaused(deps, "BUY"));
     if (pause.paused) {
       await current.reply(maintenanceNotice(current.t, pause), { parse_mode: "HTML" });
       return;

@@ -1,6 +1,9 @@
 import { type Country, currencyOfCountry, formatMoney, isCountry } from "../../../money/index.ts";
+import type { PauseScope } from "../../../store/index.ts";
 import { payoutCountryData, unpackOr } from "../../callback-data/payout.ts";
+import { quotesPaused } from "../../features/admin/maintenance.ts";
 import { countryKeyboard } from "../../keyboards/payout.ts";
+import { maintenanceNotice } from "../../services/pauses.ts";
 import { COUNTRY_FLAGS, PAYOUT_COUNTRIES } from "../../services/payout-quote.ts";
 import type { Minimums } from "./effects.ts";
 import { ghanaRecipient } from "./gh.ts";
@@ -18,25 +21,43 @@ export function minimumText(io: FlowIo, country: Country, minimums: Minimums): s
     : formatMoney(minimum, currencyOfCountry(country), io.locale);
 }
 
-/** Step 1: where the money goes, each country with its methods and its minimum shown before typing. */
-export async function chooseCountry(io: FlowIo, minimums: Minimums, notice?: string): Promise<Country> {
+/**
+ * Step 1: where the money goes, each country with its methods and its minimum shown before typing. Countries ops
+ * have paused are marked; choosing one (or one paused since the screen was drawn) shows why and when to try again,
+ * and the picker stays.
+ */
+export async function chooseCountry(
+  io: FlowIo,
+  minimums: Minimums,
+  notice?: string,
+  paused: readonly PauseScope[] = [],
+): Promise<Country> {
   const { t } = io;
+  const pausedNow = new Set<PauseScope>(paused);
+  let shownNotice = notice;
   const render = () => {
-    const lines = PAYOUT_COUNTRIES.map((country) =>
-      t("payout:country.line", {
+    const lines = PAYOUT_COUNTRIES.map((country) => {
+      const line = t("payout:country.line", {
         flag: COUNTRY_FLAGS[country],
         name: t(`payout:country.names.${country}`),
         methods: t(`payout:country.methods.${country}`),
         min: minimumText(io, country, minimums),
-      }),
-    );
-    return withNotice(notice, [t("payout:country.title"), "", ...lines].join("\n"));
+      });
+      return pausedNow.has(country) ? `${line} · ${t("payout:country.paused")}` : line;
+    });
+    return withNotice(shownNotice, [t("payout:country.title"), "", ...lines].join("\n"));
   };
   await io.show(render, () => countryKeyboard(t));
   for (;;) {
     const { data } = await askButton(io);
     const country = unpackOr(payoutCountryData, data)?.country;
-    if (isCountry(country)) return country;
+    if (!isCountry(country)) continue;
+    // Read now, not from the screen: ops may have paused or resumed since. If Redis cannot say, the quote step asks.
+    const pause = await io.call("country-pause", (deps) => quotesPaused(deps, country));
+    if (!pause.ok || !pause.value.paused) return country;
+    pausedNow.add(country);
+    shownNotice = maintenanceNotice(t, pause.value);
+    await io.show(render, () => countryKeyboard(t));
   }
 }
 

@@ -1,5 +1,6 @@
 import { type Country, type CurrencyCode, isCurrencyCode } from "../../../money/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
+import { pausedCorridors } from "../../features/admin/maintenance.ts";
 import { methodOf, type PayoutBeneficiary } from "../../services/payout-recipient.ts";
 import { askAmount } from "./amount.ts";
 import { chooseCountry, chooseRecipient } from "./country.ts";
@@ -51,11 +52,13 @@ export async function payoutFlow(
   }
 
   const loaded = await io.call("minimums", (deps) => minimums(deps));
+  const pauses = await io.call("paused-corridors", (deps) => pausedCorridors(deps));
   const mins: Minimums = loaded.ok ? loaded.value : {};
+  const paused = pauses.ok ? pauses.value : [];
 
   for (;;) {
     if (!draft) {
-      const country = await chooseCountry(io, mins, notice);
+      const country = await chooseCountry(io, mins, notice, paused);
       notice = undefined;
       draft = await chooseRecipient(io, country);
     }

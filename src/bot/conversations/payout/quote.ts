@@ -51,7 +51,7 @@ export async function quoteAndConfirm(
       const requestKey = key;
       key = undefined;
       // Ops may have paused new quotes while this user was mid-flow: nothing is quoted, the flow ends politely.
-      const pause = await io.conversation.external(() => quotesPaused(io.deps));
+      const pause = await io.conversation.external(() => quotesPaused(io.deps, draft.country));
       if (pause.paused) {
         await io.reply(() => maintenanceNotice(t, pause), { parse_mode: "HTML" });
         return "cancelled";

@@ -11,7 +11,7 @@ import { registerOperations } from "./operations.ts";
 import { registerTreasury } from "./treasury.ts";
 import { registerUserCommands } from "./users.ts";
 
-export { maintenanceGuard, QUOTE_ENTRY_CALLBACKS, quotesPaused } from "./maintenance.ts";
+export { maintenanceGuard, pausedCorridors, QUOTE_ENTRY_CALLBACKS, quotesPaused } from "./maintenance.ts";
 
 /** The ops group's command menu (descriptions: admin:commands.<command>). */
 export const ADMIN_COMMANDS = [

@@ -2,11 +2,12 @@ import { isPayoutApiError } from "../../../api/index.ts";
 import { escapeHtml } from "../../../i18n/index.ts";
 import { maskDigits, maskSecret } from "../../../log/mask.ts";
 import { formatMoney, isCurrencyCode } from "../../../money/index.ts";
-import { ORDER_STAGES, type WindowStats } from "../../../store/index.ts";
+import { type MaintenanceState, ORDER_STAGES, type WindowStats } from "../../../store/index.ts";
 import type { BotContext } from "../../context.ts";
 import { forgedWebhookCount, lastWebhookAt, opsPortsOf } from "../../services/alerts.ts";
 import { formatWalletMoney } from "../../services/alerts-render.ts";
 import { broadcastRunning } from "../../services/broadcast.ts";
+import { activePause, pausedScopes, scopeNames } from "../../services/pauses.ts";
 import { apiFailure, type OpsComposer, replyHtml } from "./shared.ts";
 
 /** /stats, /wallets, /profile, /health. */
@@ -156,8 +157,18 @@ async function showHealth(ctx: BotContext): Promise<void> {
     deadLetters: deadLetters === undefined ? "—" : deadLetters,
     lastWebhook: last ? escapeHtml(last) : ctx.t("admin:health.never"),
     forged,
-    maintenance: maintenance.paused ? ctx.t("admin:health.paused") : ctx.t("admin:health.running"),
+    maintenance: maintenanceLine(ctx.t, maintenance),
     broadcast: broadcasting ? ctx.t("admin:health.broadcasting") : "—",
   });
   await replyHtml(ctx, text);
+}
+
+/** "running", "paused", or "paused: Nigeria, Buy bitcoin" (pauses that have lapsed by themselves are not shown). */
+function maintenanceLine(t: BotContext["t"], state: MaintenanceState): string {
+  const now = Date.now();
+  if (activePause(state, undefined, now)) return t("admin:health.paused");
+  const scopes = pausedScopes(state, now);
+  return scopes.length > 0
+    ? t("admin:health.paused_for", { scopes: scopeNames(t, scopes) })
+    : t("admin:health.running");
 }

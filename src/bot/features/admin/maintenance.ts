@@ -1,35 +1,48 @@
 import { Composer } from "grammy";
-import { escapeHtml } from "../../../i18n/index.ts";
-import type { MaintenanceState } from "../../../store/index.ts";
+import type { PauseScope } from "../../../store/index.ts";
 import type { BotContext, BotDeps } from "../../context.ts";
 import { mainMenuKeyboard } from "../../keyboards/main-menu.ts";
+import {
+  type ActivePause,
+  activePause,
+  applyMaintenanceCommand,
+  maintenanceNotice,
+  parseMaintenanceCommand,
+  pausedScopes,
+  scopeNames,
+} from "../../services/pauses.ts";
+import { formatOpsTime } from "../../services/treasury-card.ts";
+
+export { maintenanceNotice } from "../../services/pauses.ts";
 
 /**
- * /maintenance on|off [message]: pause new quotes everywhere (every process reads the switch from Redis). Orders
- * already running continue. Users who try to start a transfer get the message instead of a quote.
+ * /maintenance on|off [NG KE ZA GH BUY] [30m|2h] [message]: pause new quotes everywhere or for some corridors, until
+ * resumed or for a while (every process reads the switch from Redis). Orders already running continue. Users who
+ * try to start a transfer get the notice (what is paused, that their money is safe, when to try again).
  *
  * Two layers: `maintenanceGuard()` answers the entry points (/send, /buy, the menu buttons, "send again",
  * "new quote", saved-recipient deep links) before any flow starts; the payout and buy flows also call
- * `quotesPaused()` right before creating a quote, for users who were already mid-flow when ops paused.
+ * `quotesPaused()` right before creating a quote (with their corridor), for users who were already mid-flow when ops
+ * paused, and the country picker marks and refuses paused countries.
  */
 export async function quotesPaused(
   deps: Pick<BotDeps, "store">,
-): Promise<{ paused: boolean; message?: string }> {
-  const state = await deps.store.settings.maintenance();
-  return state.paused
-    ? { paused: true, ...(state.message ? { message: state.message } : {}) }
-    : { paused: false };
+  scope?: PauseScope,
+): Promise<({ paused: true } & ActivePause) | { paused: false }> {
+  const pause = activePause(await deps.store.settings.maintenance(), scope, Date.now());
+  return pause ? { paused: true, ...pause } : { paused: false };
 }
 
-/** The localized notice users get while paused (HTML). */
-export function maintenanceNotice(t: BotContext["t"], state: { message?: string }): string {
-  const note = state.message ? `\n\n${escapeHtml(state.message)}` : "";
-  return `${t("admin:maintenance.user_notice")}${note}`;
+/** Corridors paused on their own right now. */
+export async function pausedCorridors(deps: Pick<BotDeps, "store">): Promise<PauseScope[]> {
+  return pausedScopes(await deps.store.settings.maintenance(), Date.now());
 }
 
 /** Callback data of buttons that lead to a new quote (other features' prefixes, matched by shape). */
+const BUY_ENTRY_CALLBACK = /^menu:buy$/;
 export const QUOTE_ENTRY_CALLBACKS: RegExp[] = [
-  /^menu:(send|buy)$/,
+  /^menu:send$/,
+  BUY_ENTRY_CALLBACK,
   /^hist:again:/,
   /^rcp:send:/,
   /^order:requote:/,
@@ -39,10 +52,14 @@ export const QUOTE_ENTRY_CALLBACKS: RegExp[] = [
 export function maintenanceGuard() {
   const composer = new Composer<BotContext>();
 
-  const refuse = async (ctx: BotContext, next: () => Promise<void>) => {
-    const state = await quotesPaused(ctx.deps);
+  // Buying has its own switch; a payout's corridor is known only inside the flow (the picker and the quote step).
+  const refuse = (scope?: PauseScope) => async (ctx: BotContext, next: () => Promise<void>) => {
+    const state = await quotesPaused(ctx.deps, scope);
     if (!state.paused) return next();
-    if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: ctx.t("admin:maintenance.user_toast") });
+    if (ctx.callbackQuery) {
+      const toast = state.scope === "BUY" ? "admin:maintenance.toast_buy" : "admin:maintenance.user_toast";
+      await ctx.answerCallbackQuery({ text: ctx.t(toast) });
+    }
     await ctx.reply(maintenanceNotice(ctx.t, state), {
       parse_mode: "HTML",
       reply_markup: mainMenuKeyboard(ctx.t),
@@ -50,44 +67,69 @@ export function maintenanceGuard() {
   };
 
   const privateChats = composer.chatType("private");
-  privateChats.command(["send", "buy"], refuse);
+  privateChats.command("send", refuse());
+  privateChats.command("buy", refuse("BUY"));
   // Deep links to a saved recipient (/start send_<token>) open a pre-filled payout.
-  privateChats.command("start", (ctx, next) => (/^send_/.test(ctx.match) ? refuse(ctx, next) : next()));
-  composer.callbackQuery(QUOTE_ENTRY_CALLBACKS, refuse);
+  privateChats.command("start", (ctx, next) => (/^send_/.test(ctx.match) ? refuse()(ctx, next) : next()));
+  composer.callbackQuery(BUY_ENTRY_CALLBACK, refuse("BUY"));
+  composer.callbackQuery(
+    QUOTE_ENTRY_CALLBACKS.filter((pattern) => pattern !== BUY_ENTRY_CALLBACK),
+    refuse(),
+  );
   return composer;
 }
 
 /** Ops side: the /maintenance command. */
 export async function handleMaintenanceCommand(ctx: BotContext & { match: string }): Promise<void> {
-  const mode = ctx.match.trim().split(/\s+/)[0]?.toLowerCase();
-  const message = ctx.match
-    .trim()
-    .slice(mode?.length ?? 0)
-    .trim();
   const store = ctx.deps.store;
-  if (mode === "on" || mode === "off") {
-    const state: MaintenanceState =
-      mode === "on"
-        ? {
-            paused: true,
-            ...(message ? { message: message.slice(0, 500) } : {}),
-            since: new Date().toISOString(),
-            by: ctx.from?.id,
-          }
-        : { paused: false, since: new Date().toISOString(), by: ctx.from?.id };
+  const command = parseMaintenanceCommand(ctx.match);
+  const now = Date.now();
+  if (command.mode === "on" || command.mode === "off") {
+    const state = applyMaintenanceCommand(await store.settings.maintenance(), command, now, ctx.from?.id);
     await store.settings.setMaintenance(state);
+    const scopes = command.scopes.length > 0 ? command.scopes.join(",") : "all";
     await store.audit.record({
       actor: ctx.from?.id ?? "system",
-      action: `maintenance.${mode}`,
-      details: { message: message ? message.slice(0, 200) : undefined },
+      action: `maintenance.${command.mode}`,
+      details: {
+        scopes,
+        ...(command.mode === "on" && command.durationMs ? { minutes: command.durationMs / 60_000 } : {}),
+        ...(command.mode === "on" && command.message ? { message: command.message.slice(0, 200) } : {}),
+      },
     });
-    const preview = mode === "on" ? `\n\n${maintenanceNotice(ctx.t, state)}` : "";
-    await ctx.reply(`${ctx.t(`admin:maintenance.${mode}`)}${preview}`, { parse_mode: "HTML" });
+    const names = scopeNames(ctx.t, command.scopes);
+    if (command.mode === "off") {
+      await ctx.reply(ctx.t("admin:maintenance.off_for", { scopes: names }), { parse_mode: "HTML" });
+      return;
+    }
+    const until = command.durationMs
+      ? ctx.t("admin:maintenance.until", { time: formatOpsTime(now + command.durationMs, ctx.locale) })
+      : ctx.t("admin:maintenance.until_resumed");
+    const preview = maintenanceNotice(ctx.t, {
+      scope: command.scopes.length === 1 ? (command.scopes[0] as PauseScope) : "all",
+      ...(command.message ? { message: command.message } : {}),
+      ...(command.durationMs ? { retryInMs: command.durationMs } : {}),
+    });
+    await ctx.reply(`${ctx.t("admin:maintenance.on_for", { scopes: names, until })}\n\n${preview}`, {
+      parse_mode: "HTML",
+    });
     return;
   }
   const current = await store.settings.maintenance();
-  const status = current.paused
-    ? ctx.t("admin:maintenance.status_on", { since: escapeHtml(current.since ?? "?") })
-    : ctx.t("admin:maintenance.status_off");
-  await ctx.reply(`${status}\n\n${ctx.t("admin:maintenance.usage")}`, { parse_mode: "HTML" });
+  const line = (scope: "all" | PauseScope, since?: string, until?: string) =>
+    ctx.t("admin:maintenance.status_line", {
+      scopes: scopeNames(ctx.t, [scope]),
+      since: since ? formatOpsTime(Date.parse(since), ctx.locale) : "?",
+      until: until
+        ? ctx.t("admin:maintenance.until", { time: formatOpsTime(Date.parse(until), ctx.locale) })
+        : ctx.t("admin:maintenance.until_resumed"),
+    });
+  const lines: string[] = [];
+  if (activePause(current, undefined, now)) lines.push(line("all", current.since, current.until));
+  for (const scope of pausedScopes(current, now)) {
+    lines.push(line(scope, current.scopes?.[scope]?.since, current.scopes?.[scope]?.until));
+  }
+  const status = lines.length > 0 ? lines.join("\n") : ctx.t("admin:maintenance.status_off");
+  const problem = command.mode === "invalid" ? `${ctx.t("admin:maintenance.invalid")}\n\n` : "";
+  await ctx.reply(`${problem}${status}\n\n${ctx.t("admin:maintenance.usage")}`, { parse_mode: "HTML" });
 }
