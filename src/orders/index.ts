@@ -1,4 +1,5 @@
 export * from "./callback-data.ts";
 export * from "./facts.ts";
 export * from "./mapping.ts";
+export * from "./receipt.ts";
 export * from "./status-card.ts";

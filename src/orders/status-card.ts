@@ -3,7 +3,7 @@ import type { TFunction } from "i18next";
 import { escapeHtml } from "../i18n/index.ts";
 import { formatMoney, isCurrencyCode } from "../money/index.ts";
 import type { OrderRecord, OrderStage } from "../store/orders.ts";
-import { requoteCallbackData } from "./callback-data.ts";
+import { receiptCallbackData, requoteCallbackData } from "./callback-data.ts";
 import { FAILURE_REASONS, REQUIRED_CONFIRMATIONS } from "./mapping.ts";
 
 /**
@@ -17,7 +17,7 @@ export interface RenderedCard {
 }
 
 /** Local time zone of each corridor, for expiry times on the card. */
-const CORRIDOR_TIME_ZONE: Record<OrderRecord["corridor"], string> = {
+export const CORRIDOR_TIME_ZONE: Record<OrderRecord["corridor"], string> = {
   NG: "Africa/Lagos",
   KE: "Africa/Nairobi",
   ZA: "Africa/Johannesburg",
@@ -141,6 +141,7 @@ export function renderStatusCard(order: OrderRecord, t: TFunction, locale: strin
       if (order.payoutReference) {
         lines.push(t("status:field.reference", { reference: escapeHtml(order.payoutReference) }));
       }
+      keyboard = new InlineKeyboard().text(t("status:button.receipt"), receiptCallbackData(order.orderId));
       break;
     case "failed":
       lines.push(failureText(order, t, locale), t("status:detail.support", { orderId }));

@@ -148,7 +148,9 @@ describe("buy bitcoin on-chain", () => {
     expect(done.text).toContain(
       `${formatMoney(order.receive.amount, "BTCSAT", LOCALE)} arrived on-chain with 3 confirmations`,
     );
-    expect(done.reply_markup).toBeUndefined();
+    expect(done.reply_markup?.inline_keyboard).toEqual([
+      [{ text: "🧾 Receipt", callback_data: `order:receipt:${order.orderId}` }],
+    ]);
     expect(await stack.app.store.orders.get(order.orderId)).toMatchObject({
       stage: "completed",
       confirmations: 3,

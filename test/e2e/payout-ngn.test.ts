@@ -106,6 +106,20 @@ describe("payout to a Nigerian bank account", () => {
     expect(done.text).toContain("₦10,000.00 was delivered to GTBANK PLC ••0000 · OLADEJI OLAOLU");
     expect(buttons(current(ada, invoice))).toEqual(["💾 Save recipient"]);
     expect((await stack.app.store.orders.get(order.orderId))?.stage).toBe("completed");
+
+    // The receipt: a message of its own, without buttons, to forward to the recipient.
+    expect(buttons(done)).toEqual(["🧾 Receipt"]);
+    const receiptPress = await ada.press(done, /Receipt/);
+    expect((await receiptPress.answer()).text).toMatch(/forward it/);
+    const receipt = await ada.nextMessage({ match: /Payment receipt/ });
+    expect(receipt.text).toContain(`Order ${order.orderId} · ✅ Completed`);
+    expect(receipt.text).toContain("Recipient: GTBANK PLC ••0000 · OLADEJI OLAOLU");
+    expect(receipt.text).toContain("Amount delivered: ₦10,000.00");
+    expect(receipt.text).toMatch(/Paid: [\d,]+ sats \(fee included: [\d,]+ sats\)/);
+    const completedOrder = await stack.app.store.orders.get(order.orderId);
+    expect(receipt.text).toContain(`NIP session ID: ${completedOrder?.payoutReference}`);
+    expect(receipt.text).toContain(`Sent with @${stack.app.bot.botInfo.username}`);
+    expect(receipt.reply_markup).toBeUndefined();
   });
 
   it("saves the recipient; the deep link send_<token> opens a pre-filled payout for its owner only", async () => {

@@ -6,6 +6,7 @@ import {
   parseOrderCallback,
   renderNotification,
   renderQuoteExpired,
+  renderReceipt,
   renderStatusCard,
   requoteCallbackData,
   transitionFromApiState,
@@ -172,6 +173,9 @@ describe("the status card", () => {
       if (order.stage === "awaiting_payment") expect(note).toBeUndefined();
       else expect(note).toMatch(/\S/);
       renderQuoteExpired(order, t, "en-NG");
+      const receipt = renderReceipt(order, t, "en-NG", "payout_bot");
+      expect(receipt, `${order.kind}/${order.stage} receipt`).not.toMatch(/status:|^…$|\{\{/m);
+      expect(strayMarkup(receipt)).toBe(false);
     }
     const missing = logged.map((line) => JSON.parse(line) as { msg: string; key?: string });
     expect(missing.filter((entry) => entry.msg.startsWith("i18n key missing"))).toEqual([]);
@@ -181,7 +185,15 @@ describe("the status card", () => {
     const [waiting, , sent, completed, failed, expired] = variants(base);
     expect(renderStatusCard(waiting!, t, "en-NG").text).toMatch(/Pay before 21:27 WAT/);
     expect(renderStatusCard(sent!, t, "en-NG").text).toMatch(/Payout sent/);
-    expect(renderStatusCard(completed!, t, "en-NG").text).toMatch(/₦10,000\.00 was delivered[\s\S]*678ae2e2/);
+    const done = renderStatusCard(completed!, t, "en-NG");
+    expect(done.text).toMatch(/₦10,000\.00 was delivered[\s\S]*678ae2e2/);
+    expect(done.keyboard?.inline_keyboard).toEqual([
+      [{ text: "🧾 Receipt", callback_data: "order:receipt:56188-2561" }],
+    ]);
+    expect(parseOrderCallback("order:receipt:56188-2561")).toEqual({
+      action: "receipt",
+      orderId: "56188-2561",
+    });
     const failure = renderStatusCard(failed!, t, "en-NG");
     expect(failure.text).toMatch(
       /The 6,016 sats you paid is held by the payment provider, and support will refund it/,
@@ -235,5 +247,49 @@ describe("the status card", () => {
     expect(parseOrderCallback("order:requote:a:b")).toBeUndefined();
     expect(parseOrderCallback("order:other:1-2")).toBeUndefined();
     expect(parseOrderCallback("menu:main")).toBeUndefined();
+  });
+});
+
+describe("the receipt", () => {
+  it("is a forwardable summary: what was delivered, paid, when, and the provider's reference", () => {
+    const completed: OrderRecord = {
+      ...base,
+      stage: "completed",
+      payoutReference: "000013251001202257678ae2e2",
+      updatedAt: "2025-10-01T20:24:10.000Z",
+    };
+    expect(renderReceipt(completed, t, "en-NG", "payout_bot")).toBe(
+      [
+        "🧾 <b>Payment receipt</b>",
+        "Order <code>56188-2561</code> · ✅ Completed",
+        "1 Oct 2025, 21:24 WAT",
+        "",
+        "Recipient: GTBANK PLC ••6789 · ADA OBI",
+        "Amount delivered: ₦10,000.00",
+        "Paid: 6,016 sats (fee included: 59 sats)",
+        "NIP session ID: <code>000013251001202257678ae2e2</code>",
+        "",
+        "Sent with @payout_bot. The reference is what the recipient's bank or wallet shows for this payment.",
+      ].join("\n"),
+    );
+    const kenyan = renderReceipt(
+      { ...completed, corridor: "KE", receive: { amount: 50_000, currency: "KESCENT" } },
+      t,
+      "en-KE",
+      "payout_bot",
+    );
+    expect(kenyan).toContain("M-Pesa receipt: <code>000013251001202257678ae2e2</code>");
+    expect(kenyan).toMatch(/1 Oct 2025, 23:24 (EAT|GMT\+3)/);
+
+    const bought = renderReceipt(
+      { ...buy, stage: "completed", txid: "cd".repeat(32), confirmations: 3 },
+      t,
+      "en-NG",
+      "payout_bot",
+    );
+    expect(bought).toContain("Bitcoin purchase receipt");
+    expect(bought).toContain("Bitcoin received: 5,000 sats");
+    expect(bought).toContain(`Transaction: <code>${"cd".repeat(32)}</code>`);
+    expect(bought).not.toContain("Recipient:");
   });
 });

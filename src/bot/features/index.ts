@@ -6,6 +6,7 @@ import { languageFeature } from "./language.ts";
 import { merchantFeature } from "./merchant/index.ts";
 import { payoutFeature } from "./payout.ts";
 import { priceFeature } from "./price.ts";
+import { receiptFeature } from "./receipt.ts";
 import { recipientsFeature } from "./recipients.ts";
 import { statusFeature } from "./status.ts";
 import type { Feature } from "./types.ts";
@@ -27,6 +28,7 @@ export function allFeatures(_deps: BotDeps): Feature[] {
     historyFeature(),
     recipientsFeature(),
     statusFeature(),
+    receiptFeature(),
     priceFeature(),
     merchantFeature(),
     adminFeature(),
