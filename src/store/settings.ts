@@ -26,8 +26,15 @@ export const maintenanceSchema = pauseSchema.extend({
 });
 export type MaintenanceState = z.infer<typeof maintenanceSchema>;
 
+/** Daily payout limits per user, per corridor, in the corridor currency's minor units (set by ops: /limits). */
+export const LIMIT_CORRIDORS = ["NG", "KE", "ZA", "GH"] as const;
+export type LimitCorridor = (typeof LIMIT_CORRIDORS)[number];
+export const dailyLimitsSchema = z.partialRecord(z.enum(LIMIT_CORRIDORS), z.number().int().positive());
+export type DailyLimits = z.infer<typeof dailyLimitsSchema>;
+
 export const settingsKeys = {
   maintenance: () => "settings:maintenance",
+  dailyLimits: () => "settings:daily-limits",
 } as const;
 
 export class SettingsRepository {
@@ -39,5 +46,18 @@ export class SettingsRepository {
 
   async setMaintenance(state: MaintenanceState): Promise<void> {
     await this.redis.set(settingsKeys.maintenance(), JSON.stringify(state));
+  }
+
+  async dailyLimits(): Promise<DailyLimits> {
+    return (await readJson(this.redis, settingsKeys.dailyLimits(), dailyLimitsSchema)) ?? {};
+  }
+
+  /** Set (or, with undefined, remove) one corridor's limit; the others are kept. */
+  async setDailyLimit(corridor: LimitCorridor, amountMinor: number | undefined): Promise<DailyLimits> {
+    const limits = { ...(await this.dailyLimits()) };
+    if (amountMinor === undefined) delete limits[corridor];
+    else limits[corridor] = amountMinor;
+    await this.redis.set(settingsKeys.dailyLimits(), JSON.stringify(limits));
+    return limits;
   }
 }

@@ -15,6 +15,8 @@ export interface QuoteCardInput {
   /** When the quote stops holding, on our clock (ms), and now. */
   deadlineMs: number;
   nowMs: number;
+  /** The daily allowance before this payout, where ops set one: the card says what is left after it. */
+  allowance?: { limit: number; remaining: number };
 }
 
 export function renderQuoteCard(input: QuoteCardInput, t: TFunction, locale: string): string {
@@ -35,6 +37,16 @@ export function renderQuoteCard(input: QuoteCardInput, t: TFunction, locale: str
   ];
   if (figures.ratePerBtc !== undefined) {
     lines.push(t("payout:quote.rate", { rate: escapeHtml(formatMoney(figures.ratePerBtc, target, locale)) }));
+  }
+  if (input.allowance) {
+    lines.push(
+      t("payout:quote.allowance", {
+        left: escapeHtml(
+          formatMoney(Math.max(0, input.allowance.remaining - figures.receive), target, locale),
+        ),
+        limit: escapeHtml(formatMoney(input.allowance.limit, target, locale)),
+      }),
+    );
   }
   lines.push(
     "",

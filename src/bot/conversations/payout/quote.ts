@@ -4,7 +4,9 @@ import { maintenanceNotice, quotesPaused } from "../../features/admin/maintenanc
 import { describeApiError } from "../../helpers/api-errors.ts";
 import { mainMenuKeyboard } from "../../keyboards/main-menu.ts";
 import { actionsKeyboard, expiredQuoteKeyboard, quoteKeyboard } from "../../keyboards/payout.ts";
+import { type Allowance, allowanceFor } from "../../services/allowance.ts";
 import { quoteValidityMs } from "../../services/payout-quote.ts";
+import { overLimitNotice } from "./allowance-text.ts";
 import {
   type ConfirmResult,
   confirmOrder,
@@ -31,6 +33,8 @@ type Confirmed =
 
 interface Shown {
   quoted: QuoteCard;
+  /** The daily allowance before this payout, where ops set one. */
+  allowance?: Allowance;
   /** The idempotency key the quote was made under (its record holds the invoice). */
   key: string;
   deadlineMs: number;
@@ -55,6 +59,11 @@ export async function quoteAndConfirm(
       if (pause.paused) {
         await io.reply(() => maintenanceNotice(t, pause), { parse_mode: "HTML" });
         return "cancelled";
+      }
+      // Where ops set a daily limit: an amount in local money above what is left is refused before any quote.
+      const allowance = await currentAllowance(io, draft);
+      if (allowance && amount.currency !== "BTCSAT" && amount.minor > allowance.remaining) {
+        return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
       }
       const result = await io.call("quote", (deps) =>
         quoteCard(deps, {
@@ -82,10 +91,16 @@ export async function quoteAndConfirm(
       }
       const receivedAt = await io.conversation.now();
       const quoted = result.value;
+      // An amount typed in sats is known in local money only now.
+      if (allowance && quoted.figures.receive > allowance.remaining) {
+        await io.call("supersede", (deps) => supersede(deps, quoted.orderId, SUPERSEDED.cancelled));
+        return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
+      }
       const next: Shown = {
         quoted,
         key: requestKey,
         deadlineMs: receivedAt + quoteValidityMs(quoted.expiry, receivedAt),
+        ...(allowance ? { allowance } : {}),
       };
       shown = next;
       const messageId = await io.show(
@@ -123,6 +138,14 @@ export async function quoteAndConfirm(
     if (data !== payoutConfirmData.pack({ orderId })) continue;
 
     const now = await io.conversation.now();
+    if (current.allowance) {
+      // Another payout may have been confirmed since this card was shown (an older card's Confirm).
+      const fresh = await currentAllowance(io, draft, orderId);
+      if (fresh && current.quoted.figures.receive > fresh.remaining) {
+        await io.call("supersede", (deps) => supersede(deps, orderId, SUPERSEDED.cancelled));
+        return { back: "amount", notice: overLimitNotice(io, draft.country, fresh) };
+      }
+    }
     const confirmed: Outcome<Confirmed> =
       now < current.deadlineMs
         ? await io.call("confirm", async (deps): Promise<Confirmed> => {
@@ -155,10 +178,19 @@ export async function quoteAndConfirm(
   }
 }
 
+/** The user's daily allowance in the draft's corridor (undefined: no limit, or it could not be read). */
+async function currentAllowance(io: FlowIo, draft: Draft, except?: string): Promise<Allowance | undefined> {
+  const read = await io.call("allowance", (deps) =>
+    allowanceFor(deps, io.userId, draft.country, Date.now(), except),
+  );
+  return read.ok ? read.value : undefined;
+}
+
 function card(io: FlowIo, draft: Draft, shown: Shown, nowMs: number): string {
   return renderQuoteCard(
     {
       quoted: shown.quoted,
+      ...(shown.allowance ? { allowance: shown.allowance } : {}),
       beneficiary: draft.beneficiary,
       name: draft.name,
       words: methodWords(io),

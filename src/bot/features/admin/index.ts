@@ -5,6 +5,7 @@ import { withdrawConversation } from "../../conversations/withdraw/index.ts";
 import { isOpsContext } from "../../services/roles.ts";
 import type { Feature } from "../types.ts";
 import { registerInfoCommands } from "./info.ts";
+import { registerLimits } from "./limits.ts";
 import { registerLookupCommands } from "./lookup.ts";
 import { maintenanceGuard } from "./maintenance.ts";
 import { registerOperations } from "./operations.ts";
@@ -25,6 +26,7 @@ export const ADMIN_COMMANDS = [
   "withdraw_ngn",
   "withdraw_btc",
   "maintenance",
+  "limits",
   "broadcast",
   "block",
   "unblock",
@@ -47,6 +49,7 @@ export function adminFeature(): Feature {
   registerUserCommands(ops);
   registerTreasury(ops);
   registerOperations(ops);
+  registerLimits(ops);
   composer.chatType(["group", "supergroup"]).filter(isOpsContext, ops);
   return {
     name: "admin",

@@ -1,0 +1,62 @@
+import type { Country } from "../../money/index.ts";
+import type { OrderRecord, Store } from "../../store/index.ts";
+import { COUNTRY_TIME_ZONES } from "./price.ts";
+
+/**
+ * Daily allowance: where ops set a limit for a corridor (/limits), each user may send up to that much per day
+ * (the corridor's calendar day: it resets at local midnight). What counts is what the recipient gets on orders the
+ * user confirmed today that did not expire or fail; quotes never confirmed do not count.
+ */
+export interface Allowance {
+  /** Minor units of the corridor's currency. */
+  limit: number;
+  used: number;
+  remaining: number;
+}
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar day ("2026-11-22") of an instant in the corridor's time zone. */
+export function localDay(ms: number, country: Country): string {
+  let format = dayFormats.get(country);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-CA", { timeZone: COUNTRY_TIME_ZONES[country] });
+    dayFormats.set(country, format);
+  }
+  return format.format(new Date(ms));
+}
+
+/** What the user's confirmed payouts in `country` delivered (or will) today; `except` leaves one order out. */
+export function usedToday(
+  orders: readonly OrderRecord[],
+  country: Country,
+  now: number,
+  except?: string,
+): number {
+  const today = localDay(now, country);
+  let used = 0;
+  for (const order of orders) {
+    if (order.kind !== "payout" || order.corridor !== country || order.orderId === except) continue;
+    if (!order.confirmedAt || order.stage === "expired" || order.stage === "failed") continue;
+    if (localDay(Date.parse(order.confirmedAt), country) === today) used += order.receive.amount;
+  }
+  return used;
+}
+
+/** How many of a user's latest orders are looked at: far more than anyone confirms in a day. */
+const RECENT_ORDERS = 100;
+
+/** The user's allowance in `country` now, or undefined when ops set no limit there. */
+export async function allowanceFor(
+  deps: { store: Pick<Store, "settings" | "orders"> },
+  userId: number,
+  country: Country,
+  now: number,
+  except?: string,
+): Promise<Allowance | undefined> {
+  const limit = (await deps.store.settings.dailyLimits())[country];
+  if (limit === undefined) return undefined;
+  const { orders } = await deps.store.orders.listForUser(userId, 0, RECENT_ORDERS);
+  const used = usedToday(orders, country, now, except);
+  return { limit, used, remaining: Math.max(0, limit - used) };
+}
