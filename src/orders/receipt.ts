@@ -1,7 +1,8 @@
 import type { TFunction } from "i18next";
 import { escapeHtml } from "../i18n/index.ts";
+import { formatDateTime } from "../money/index.ts";
 import type { OrderRecord } from "../store/orders.ts";
-import { CORRIDOR_TIME_ZONE, formatOrderMoney } from "./status-card.ts";
+import { formatOrderMoney } from "./status-card.ts";
 
 /**
  * The receipt of a completed order: a plain message (no buttons) the user can forward to the recipient or keep,
@@ -44,20 +45,6 @@ export function renderReceipt(order: OrderRecord, t: TFunction, locale: string, 
 
 /** When the order reached its final stage (its last update), in the corridor's time zone with the zone's name. */
 function receiptDate(order: OrderRecord, locale: string): string {
-  const date = new Date(order.updatedAt);
-  if (Number.isNaN(date.getTime())) return order.updatedAt;
-  const options: Intl.DateTimeFormatOptions = {
-    year: "numeric",
-    month: "short",
-    day: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZone: CORRIDOR_TIME_ZONE[order.corridor],
-    timeZoneName: "short",
-  };
-  try {
-    return new Intl.DateTimeFormat(locale, options).format(date);
-  } catch {
-    return new Intl.DateTimeFormat("en", options).format(date);
-  }
+  const ms = Date.parse(order.updatedAt);
+  return Number.isNaN(ms) ? order.updatedAt : formatDateTime(ms, locale, order.corridor);
 }

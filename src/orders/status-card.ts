@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
 import { escapeHtml } from "../i18n/index.ts";
-import { formatMoney, isCurrencyCode } from "../money/index.ts";
+import { formatClock, formatMoney, isCurrencyCode } from "../money/index.ts";
 import type { OrderRecord, OrderStage } from "../store/orders.ts";
 import { receiptCallbackData, requoteCallbackData } from "./callback-data.ts";
 import { FAILURE_REASONS, REQUIRED_CONFIRMATIONS } from "./mapping.ts";
@@ -16,45 +16,14 @@ export interface RenderedCard {
   keyboard?: InlineKeyboard;
 }
 
-/** Local time zone of each corridor, for expiry times on the card. */
-export const CORRIDOR_TIME_ZONE: Record<OrderRecord["corridor"], string> = {
-  NG: "Africa/Lagos",
-  KE: "Africa/Nairobi",
-  ZA: "Africa/Johannesburg",
-  GH: "Africa/Accra",
-};
-
 export function formatOrderMoney(money: { amount: number; currency: string }, locale: string): string {
   if (isCurrencyCode(money.currency)) return escapeHtml(formatMoney(money.amount, money.currency, locale));
   return escapeHtml(`${money.amount} ${money.currency}`);
 }
 
 export function formatExpiryTime(order: Pick<OrderRecord, "expiresAt" | "corridor">, locale: string): string {
-  const date = new Date(order.expiresAt);
-  if (Number.isNaN(date.getTime())) return escapeHtml(order.expiresAt);
-  return escapeHtml(timeFormat(locale, CORRIDOR_TIME_ZONE[order.corridor]).format(date));
-}
-
-/** Building an Intl.DateTimeFormat costs ~0.5 ms; every card render needs one, so keep them per locale and zone. */
-const timeFormats = new Map<string, Intl.DateTimeFormat>();
-function timeFormat(locale: string, timeZone: string): Intl.DateTimeFormat {
-  const key = `${locale}|${timeZone}`;
-  let format = timeFormats.get(key);
-  if (!format) {
-    const options: Intl.DateTimeFormatOptions = {
-      hour: "2-digit",
-      minute: "2-digit",
-      timeZone,
-      timeZoneName: "short",
-    };
-    try {
-      format = new Intl.DateTimeFormat(locale, options);
-    } catch {
-      format = new Intl.DateTimeFormat("en", options);
-    }
-    timeFormats.set(key, format);
-  }
-  return format;
+  const ms = Date.parse(order.expiresAt);
+  return escapeHtml(Number.isNaN(ms) ? order.expiresAt : formatClock(ms, locale, order.corridor));
 }
 
 /** Keys that have a `_buy` variant in status.json (buy orders pay naira and receive bitcoin). */

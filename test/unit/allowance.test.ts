@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { localDay, usedToday } from "../../src/bot/services/allowance.ts";
+import { usedToday } from "../../src/bot/services/allowance.ts";
+import { localDay } from "../../src/money/index.ts";
 import type { OrderRecord } from "../../src/store/index.ts";
 
 const order = (overrides: Partial<OrderRecord>): OrderRecord => ({

@@ -1,5 +1,6 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { escapeHtml } from "../../i18n/index.ts";
+import { formatDateTime } from "../../money/index.ts";
 import { formatOrderMoney, renderStatusCard } from "../../orders/index.ts";
 import { type OrderRecord, type Recipient, RecipientLimitError } from "../../store/index.ts";
 import { historyData } from "../callback-data/history.ts";
@@ -8,7 +9,7 @@ import { statusData } from "../callback-data/status.ts";
 import type { BotContext } from "../context.ts";
 import { mainMenuKeyboard } from "../keyboards/main-menu.ts";
 import { methodOf } from "../services/payout-recipient.ts";
-import { COUNTRY_FLAGS, formatDateTime } from "../services/price.ts";
+import { COUNTRY_FLAGS } from "../services/price.ts";
 import { enterPayoutFor, maskedLabel } from "./recipients.ts";
 import type { Feature } from "./types.ts";
 

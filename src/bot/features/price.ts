@@ -1,16 +1,10 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { escapeHtml } from "../../i18n/index.ts";
-import { COUNTRIES, type Country, formatMoney, isCountry } from "../../money/index.ts";
+import { COUNTRIES, type Country, formatDateTime, formatMoney, isCountry } from "../../money/index.ts";
 import { menuData } from "../callback-data/index.ts";
 import { priceData } from "../callback-data/price.ts";
 import type { BotContext } from "../context.ts";
-import {
-  COUNTRY_FLAGS,
-  formatDateTime,
-  priceServiceFor,
-  type SpotPrice,
-  satsValue,
-} from "../services/price.ts";
+import { COUNTRY_FLAGS, priceServiceFor, type SpotPrice, satsValue } from "../services/price.ts";
 import type { Feature } from "./types.ts";
 
 const SAMPLE_SATS = 10_000;

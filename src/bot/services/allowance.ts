@@ -1,6 +1,5 @@
-import type { Country } from "../../money/index.ts";
+import { type Country, localDay } from "../../money/index.ts";
 import type { OrderRecord, Store } from "../../store/index.ts";
-import { COUNTRY_TIME_ZONES } from "./price.ts";
 
 /**
  * Daily allowance: where ops set a limit for a corridor (/limits), each user may send up to that much per day
@@ -12,18 +11,6 @@ export interface Allowance {
   limit: number;
   used: number;
   remaining: number;
-}
-
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** The calendar day ("2026-11-22") of an instant in the corridor's time zone. */
-export function localDay(ms: number, country: Country): string {
-  let format = dayFormats.get(country);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-CA", { timeZone: COUNTRY_TIME_ZONES[country] });
-    dayFormats.set(country, format);
-  }
-  return format.format(new Date(ms));
 }
 
 /** What the user's confirmed payouts in `country` delivered (or will) today; `except` leaves one order out. */

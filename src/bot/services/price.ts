@@ -1,13 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { PayoutApi, Price } from "../../api/index.ts";
-import {
-  COUNTRIES,
-  type Country,
-  currencyOfCountry,
-  type FiatCurrencyCode,
-  resolveNumberLocale,
-} from "../../money/index.ts";
+import { COUNTRIES, type Country, currencyOfCountry, type FiatCurrencyCode } from "../../money/index.ts";
 
 /**
  * Spot prices for /price and the buy flow's "about ₦…" hints. One GET /price per currency per ~30 s across all
@@ -43,35 +37,6 @@ const ISO_OF: Record<Country, string> = { NG: "NGN", KE: "KES", ZA: "ZAR", GH: "
 
 /** Flags of the four corridors (prices, history lines, recipient lists). */
 export const COUNTRY_FLAGS: Record<Country, string> = { NG: "🇳🇬", KE: "🇰🇪", ZA: "🇿🇦", GH: "🇬🇭" };
-
-/** Local time zone of each corridor: price timestamps and order dates are shown in the country's time. */
-export const COUNTRY_TIME_ZONES: Record<Country, string> = {
-  NG: "Africa/Lagos",
-  KE: "Africa/Nairobi",
-  ZA: "Africa/Johannesburg",
-  GH: "Africa/Accra",
-};
-
-/** Intl date and time in the user's locale (falls back to English for locales this Node's ICU lacks). */
-export function formatDateTime(ms: number, locale: string, country: Country): string {
-  const options: Intl.DateTimeFormatOptions = {
-    year: "numeric",
-    month: "short",
-    day: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZone: COUNTRY_TIME_ZONES[country],
-    timeZoneName: "short",
-  };
-  for (const tag of [resolveNumberLocale(locale), "en"]) {
-    try {
-      return new Intl.DateTimeFormat(tag, options).format(new Date(ms));
-    } catch {
-      // RangeError for a tag ICU does not know: try the next one.
-    }
-  }
-  return new Date(ms).toISOString();
-}
 
 /** Minor units of local currency that `sats` buy at this price (rounded to the nearest minor unit). */
 export function satsValue(price: Pick<SpotPrice, "perBtc">, sats: number): number {
