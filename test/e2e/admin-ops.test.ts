@@ -185,6 +185,23 @@ describe("ops operations", () => {
     await press.answer();
     const details = await ops.group.nextMessage({ match: /stage failed/ });
     expect(details.text).toContain(failing.orderId);
+
+    // "Re-deliver": the customer gets the status card again, as a new message the pipeline edits from now on.
+    expect(buttonLabels(alert)).toContain("📨 Re-deliver");
+    customer.consumeAll();
+    await (await ops.group.press(ops.cy, alert, "📨 Re-deliver")).answer();
+    const card = await customer.nextMessage({ match: /Failed/ });
+    expect(card.text).toContain(`order ${failing.orderId}`);
+    expect(card.text).toMatch(/support will refund it/);
+    expect((await ops.group.nextMessage({ match: /was sent again/ })).text).toContain(failing.orderId);
+    expect((await ops.stack.app.store.orders.get(failing.orderId))?.statusMessageId).toBe(card.message_id);
+
+    // A customer who blocked the bot: Telegram's refusal is shown to ops, nothing is recorded as delivered.
+    customer.block();
+    await (await ops.group.press(ops.cy, alert, "📨 Re-deliver")).answer();
+    const refused = await ops.group.nextMessage({ match: /refused to deliver/ });
+    expect(refused.text).toMatch(/blocked/i);
+    expect((await ops.stack.app.store.orders.get(failing.orderId))?.statusMessageId).toBe(card.message_id);
   });
 
   it("alerts: low wallet balances, once until they recover", async () => {

@@ -3,8 +3,9 @@ import { defineCallbackData } from "./define.ts";
 /**
  * Ops buttons (admin group only). Every payload is a short server-side id, never the data itself.
  *   apv:<a|r>:<approval id>      Approve / Reject a treasury withdrawal request
- *   alr:<o|c|r>:<ref>            alert buttons: show order (orderId) / re-check order (orderId) / retry a dead
- *                                letter (a short ref stored in Redis → the dead letter's queue and job id)
+ *   alr:<o|c|d|r>:<ref>          alert buttons: show order (orderId) / re-check order (orderId) / re-deliver the
+ *                                status card to the user (orderId) / retry a dead letter (a short ref stored in
+ *                                Redis → the dead letter's queue and job id)
  *   wd:<action>:<value>          the /withdraw_ngn and /withdraw_btc flow (bank pick, confirm)
  *   bc:<send|edit|drop>:<draft>  a previewed broadcast (the draft text is kept in Redis)
  */
@@ -14,4 +15,4 @@ export const withdrawData = defineCallbackData("wd", { action: String, value: St
 export const broadcastData = defineCallbackData("bc", { action: String, id: String });
 
 export const APPROVAL_ACTIONS = { approve: "a", reject: "r" } as const;
-export const ALERT_ACTIONS = { showOrder: "o", recheck: "c", retry: "r" } as const;
+export const ALERT_ACTIONS = { showOrder: "o", recheck: "c", redeliver: "d", retry: "r" } as const;

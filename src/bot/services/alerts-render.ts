@@ -91,7 +91,7 @@ export function alertLine(alert: AnyAlert, t: TFunction, locale: string): string
   }
 }
 
-/** Buttons of one alert: show / re-check the order, retry a dead letter. */
+/** Buttons of one alert: show / re-check the order, re-deliver its status card, retry a dead letter. */
 export async function alertButtons(
   alert: AnyAlert,
   t: TFunction,
@@ -106,6 +106,10 @@ export async function alertButtons(
       InlineKeyboard.text(
         t("admin:alerts.recheck"),
         alertData.pack({ action: ALERT_ACTIONS.recheck, ref: alert.orderId }),
+      ),
+      InlineKeyboard.text(
+        t("admin:alerts.redeliver"),
+        alertData.pack({ action: ALERT_ACTIONS.redeliver, ref: alert.orderId }),
       ),
     ];
   }

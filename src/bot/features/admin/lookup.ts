@@ -7,6 +7,7 @@ import { ALERT_ACTIONS, alertData } from "../../callback-data/admin.ts";
 import type { BotContext } from "../../context.ts";
 import { opsPortsOf } from "../../services/alerts.ts";
 import { formatWalletMoney, readDeadLetterRef } from "../../services/alerts-render.ts";
+import { redeliverStatus } from "./redeliver.ts";
 import {
   apiFailure,
   type CommandContext,
@@ -16,7 +17,7 @@ import {
   userLabel,
 } from "./shared.ts";
 
-/** /order, /tx, /user and the buttons on alerts (show order, re-check it, retry a dead letter). */
+/** /order, /tx, /user and the buttons on alerts (show order, re-check it, re-deliver its card, retry a dead letter). */
 export function registerLookupCommands(ops: OpsComposer): void {
   ops.command("order", async (ctx) => {
     const orderId = ctx.match.trim();
@@ -33,6 +34,8 @@ export function registerLookupCommands(ops: OpsComposer): void {
       await showOrder(ctx, ref);
     } else if (action === ALERT_ACTIONS.recheck) {
       await recheck(ctx, ref);
+    } else if (action === ALERT_ACTIONS.redeliver) {
+      await redeliverStatus(ctx, ref);
     } else if (action === ALERT_ACTIONS.retry) {
       await retryDeadLetter(ctx, ref);
     } else {
