@@ -80,7 +80,21 @@ export interface App {
   stop(): Promise<void>;
 }
 
-export async function createApp(options: AppOptions): Promise<App> {
+/** What the bot is built from, made once the way production makes it (createApp; the benches reuse it). */
+export interface BotParts {
+  deps: BotDeps;
+  api: PayoutApi;
+  store: Store;
+  translator: Translator;
+  accountLanguage: AccountLanguage;
+  metrics: Metrics;
+  /** The outbound policy for bot.api: auto-retry, throttling unless turned off, error metrics. */
+  transformers: ReturnType<typeof createTelegramTransformers>;
+}
+
+export async function createBotDeps(
+  options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy">,
+): Promise<BotParts> {
   const { config, logger, redis } = options;
   const metrics = createMetrics({ defaultMetrics: config.nodeEnv === "production" });
   const api = createPayoutApi({ baseUrl: options.payout.baseUrl, apiKey: options.payout.apiKey, logger });
@@ -94,7 +108,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...options.telegramPolicy,
     onError: (method, code) => metrics.telegramErrors.inc({ method, code: String(code) }),
   });
-
   const deps: BotDeps = {
     config,
     logger,
@@ -110,6 +123,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       },
     },
   };
+  return { deps, api, store, translator, accountLanguage, metrics, transformers };
+}
+
+export async function createApp(options: AppOptions): Promise<App> {
+  const { config, logger, redis } = options;
+  const { deps, api, store, translator, accountLanguage, metrics, transformers } =
+    await createBotDeps(options);
   const bot = createBot(deps, {
     token: options.telegram.token,
     botInfo: options.telegram.botInfo,

@@ -1,20 +1,17 @@
 import type { Transformer } from "grammy";
 import type { Redis } from "ioredis";
 import type pino from "pino";
-import { createPayoutApi, type PayoutApi } from "../../src/api/index.ts";
+import type { PayoutApi } from "../../src/api/index.ts";
+import { createBotDeps } from "../../src/app.ts";
 import type { BotDeps } from "../../src/bot/context.ts";
-import { createTelegramTransformers } from "../../src/bot/telegram-transformers.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
-import { AccountLanguage } from "../../src/i18n/account-language.ts";
-import { createTranslator } from "../../src/i18n/index.ts";
 import { createLogger, type Logger } from "../../src/log/logger.ts";
-import { createMetrics, type Metrics } from "../../src/metrics.ts";
-import { createStore } from "../../src/store/index.ts";
+import type { Metrics } from "../../src/metrics.ts";
 import { BENCH_TOKEN, NOWHERE } from "./local-telegram.ts";
 import type { SandboxAddress } from "./sandbox.ts";
 
 /**
- * BotDeps built the way createApp (src/app.ts) builds them — production config, metrics hooks, the payout API
+ * BotDeps built by createApp's own createBotDeps (src/app.ts) — production config, metrics hooks, the payout API
  * client, the outbound policy transformers — minus the HTTP server, the events pipeline and polling, which a
  * benchmark feeding `bot.handleUpdate` does not use. Logs are produced at `info` like production and counted
  * (errors must stay at zero) instead of printed.
@@ -70,33 +67,13 @@ export async function buildBotDeps(options: {
     LOG_LEVEL: options.logLevel,
     LOG_FORMAT: "json",
   });
-  const metrics = createMetrics({ defaultMetrics: config.nodeEnv === "production" });
-  const api = createPayoutApi({ baseUrl: options.sandbox.baseUrl, apiKey: options.sandbox.apiKey, logger });
-  const store = createStore(options.redis);
-  const translator = await createTranslator({ logger });
-  const accountLanguage = new AccountLanguage(
-    async () => (await api.getUser()).account?.settings?.language,
-    logger,
-  );
-  await accountLanguage.refresh();
-  const transformers = createTelegramTransformers({
-    throttle: options.throttle ?? false,
-    onError: (method, code) => metrics.telegramErrors.inc({ method, code: String(code) }),
-  });
-  const deps: BotDeps = {
+  const { deps, api, metrics, transformers, accountLanguage } = await createBotDeps({
     config,
     logger,
     redis: options.redis,
-    api,
-    store,
-    translator,
-    accountLanguage,
-    hooks: {
-      onUpdateHandled: (type, seconds) => {
-        metrics.updatesHandled.inc({ type });
-        metrics.handlerLatency.observe({ type }, seconds);
-      },
-    },
-  };
+    payout: { baseUrl: options.sandbox.baseUrl, apiKey: options.sandbox.apiKey },
+    telegramPolicy: { throttle: options.throttle ?? false },
+  });
+  await accountLanguage.refresh();
   return { deps, config, api, metrics, counter, transformers };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { LuaScript } from "./script.ts";
+import { deleteIfEquals, LuaScript } from "../store/script.ts";
 
 /**
  * A per-key Redis lock (SET NX PX with a random token), renewed while held, so only one delivery at a time talks
@@ -10,9 +10,6 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
-const RELEASE = new LuaScript(
-  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
-);
 const EXTEND = new LuaScript(
   `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`,
 );
@@ -33,7 +30,7 @@ export async function tryLock(redis: Redis, key: string, ttlMs = 30_000): Promis
   return {
     async release() {
       clearInterval(renew);
-      await RELEASE.run(redis, [key], [token]);
+      await deleteIfEquals(redis, key, token);
     },
   };
 }

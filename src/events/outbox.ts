@@ -2,8 +2,8 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { OrderRecord, OrderStage } from "../store/orders.ts";
 import { ORDER_STAGES } from "../store/orders.ts";
+import { LuaScript } from "../store/script.ts";
 import { eventKeys } from "./keys.ts";
-import { LuaScript } from "./script.ts";
 
 /**
  * The notification outbox: per order, the list of states the user has still to see, in the order they were

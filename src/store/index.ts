@@ -17,6 +17,7 @@ export * from "./merchants.ts";
 export * from "./orders.ts";
 export * from "./payment-links.ts";
 export * from "./recipients.ts";
+export * from "./script.ts";
 export * from "./settings.ts";
 export * from "./stats.ts";
 export * from "./users.ts";

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { parseJson, readJson } from "./json.ts";
 import { keys } from "./keys.ts";
+import { LuaScript } from "./script.ts";
 
 /**
  * What we remember per order, so webhook events, the reconciler and /status can find the owner's chat and edit
@@ -237,16 +238,10 @@ export class OrderRepository {
       const { order, changed } = change(current);
       if (!changed) return { order: current, changed: false };
       order.updatedAt = new Date().toISOString();
-      const swapped = await this.redis.eval(
-        COMPARE_AND_SET,
-        2,
-        key,
-        keys.ordersOpen(),
-        raw,
-        JSON.stringify(order),
-        String(ORDER_TTL_SECONDS),
-        isTerminalStage(order.stage) ? "1" : "0",
-        orderId,
+      const swapped = await COMPARE_AND_SET.run(
+        this.redis,
+        [key, keys.ordersOpen()],
+        [raw, JSON.stringify(order), ORDER_TTL_SECONDS, isTerminalStage(order.stage) ? "1" : "0", orderId],
       );
       if (swapped === 1) return { order, changed: true };
     }
@@ -254,9 +249,10 @@ export class OrderRepository {
   }
 }
 
-const COMPARE_AND_SET = `
+// EVALSHA: a transition happens for every event of every order; the script text need not travel each time.
+const COMPARE_AND_SET = new LuaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
 if ARGV[4] == '1' then redis.call('ZREM', KEYS[2], ARGV[5]) end
 return 1
-`;
+`);

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Api, GrammyError } from "grammy";
+import { deleteIfEquals } from "../../store/index.ts";
 import type { BotDeps } from "../context.ts";
 
 /**
@@ -82,12 +83,7 @@ export async function broadcastRunning(redis: BotDeps["redis"]): Promise<boolean
 
 /** Release only our own lock (compare-and-delete). */
 export async function releaseBroadcast(redis: BotDeps["redis"], id: string): Promise<void> {
-  await redis.eval(
-    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-    1,
-    broadcastKeys.lock(),
-    id,
-  );
+  await deleteIfEquals(redis, broadcastKeys.lock(), id);
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

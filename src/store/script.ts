@@ -26,3 +26,12 @@ export class LuaScript {
     }
   }
 }
+
+const DELETE_IF_EQUALS = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
+);
+
+/** Delete `key` only while it still holds `token` (releasing a lock we own, never someone else's). */
+export async function deleteIfEquals(redis: Redis, key: string, token: string): Promise<boolean> {
+  return (await DELETE_IF_EQUALS.run(redis, [key], [token])) === 1;
+}
