@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { signWebhookBody } from "../../src/events/index.ts";
 import { formatMoney } from "../../src/money/index.ts";
 import type { OrderRecord } from "../../src/store/index.ts";
-import { ask, type OpsStack, startOpsStack } from "./admin-stack.ts";
+import { ask, type OpsStack, placeNgnPayout, startOpsStack } from "./admin-stack.ts";
 
 /** /stats, /wallets, /profile, /health, /order, /tx, /user, /block, /unblock, /merchant, /merchants. */
 const LOCALE = "en-NG";
@@ -12,40 +12,8 @@ describe("ops information and user commands", () => {
   let paid: OrderRecord;
   let open: OrderRecord;
 
-  /** A real NGN payout quote at the sandbox, remembered as the bot's payout flow does. */
-  async function placeOrder(userId: number): Promise<OrderRecord> {
-    const { app } = ops.stack;
-    const quote = await app.api.createQuote({
-      amount: 1_000_000,
-      sourceCurrency: "BTCSAT",
-      targetCurrency: "NGNKOBO",
-      paymentMethod: "LIGHTNING",
-      paymentCurrency: "NGNKOBO",
-      autopayout: true,
-      beneficiary: {
-        bankAccountNumber: "0149200000",
-        bankAccountName: "OLADEJI OLAOLU",
-        bankCode: "000013",
-        bankName: "GTBANK PLC",
-      },
-    });
-    return app.store.orders.create({
-      orderId: quote.orderId!,
-      quoteId: quote.id,
-      hash: quote.hash!,
-      kind: "payout",
-      corridor: "NG",
-      chatId: userId,
-      userId,
-      pay: { amount: quote.amountInSourceCurrency, currency: "BTCSAT" },
-      receive: { amount: quote.amountInTargetCurrency, currency: "NGNKOBO" },
-      fee: { amount: quote.transactionFeesInSourceCurrency ?? 0, currency: "BTCSAT" },
-      recipientLabel: "GTBANK PLC ••0000 · OLADEJI OLAOLU",
-      verificationCode: "🦊🍋",
-      expiresAt: quote.expiry,
-      confirmedAt: new Date().toISOString(),
-    });
-  }
+  const placeOrder = (userId: number) =>
+    placeNgnPayout(ops.stack, userId, { accountNumber: "0149200000", accountName: "OLADEJI OLAOLU" });
 
   beforeAll(async () => {
     ops = await startOpsStack();

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { quotesPaused } from "../../src/bot/features/admin/index.ts";
 import { alertKeys } from "../../src/bot/services/alerts.ts";
 import { claimBroadcast } from "../../src/bot/services/broadcast.ts";
-import type { OrderRecord } from "../../src/store/index.ts";
-import { ask, buttonLabels, type OpsStack, startOpsStack } from "./admin-stack.ts";
+import { ask, buttonLabels, type OpsStack, placeNgnPayout, startOpsStack } from "./admin-stack.ts";
 
 /** /maintenance, /broadcast, /simulate and the alerts posted to the group. */
 const TESTNET_ADDRESS = "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx";
@@ -11,39 +10,8 @@ const TESTNET_ADDRESS = "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx";
 describe("ops operations", () => {
   let ops: OpsStack;
 
-  async function placePayout(userId: number, accountNumber: string): Promise<OrderRecord> {
-    const { app } = ops.stack;
-    const quote = await app.api.createQuote({
-      amount: 1_000_000,
-      sourceCurrency: "BTCSAT",
-      targetCurrency: "NGNKOBO",
-      paymentMethod: "LIGHTNING",
-      paymentCurrency: "NGNKOBO",
-      autopayout: true,
-      beneficiary: {
-        bankAccountNumber: accountNumber,
-        bankAccountName: "ADA OBI",
-        bankCode: "000013",
-        bankName: "GTBANK PLC",
-      },
-    });
-    return app.store.orders.create({
-      orderId: quote.orderId!,
-      quoteId: quote.id,
-      hash: quote.hash!,
-      kind: "payout",
-      corridor: "NG",
-      chatId: userId,
-      userId,
-      pay: { amount: quote.amountInSourceCurrency, currency: "BTCSAT" },
-      receive: { amount: quote.amountInTargetCurrency, currency: "NGNKOBO" },
-      fee: { amount: quote.transactionFeesInSourceCurrency ?? 0, currency: "BTCSAT" },
-      recipientLabel: `GTBANK PLC ••${accountNumber.slice(-4)} · ADA OBI`,
-      verificationCode: "🐝🍊",
-      expiresAt: quote.expiry,
-      confirmedAt: new Date().toISOString(),
-    });
-  }
+  const placePayout = (userId: number, accountNumber: string) =>
+    placeNgnPayout(ops.stack, userId, { accountNumber, accountName: "ADA OBI" });
 
   const stageOf = async (orderId: string) => (await ops.stack.app.store.orders.get(orderId))?.stage;
 

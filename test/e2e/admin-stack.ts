@@ -1,5 +1,6 @@
 import type { Message } from "grammy/types";
 import type { Alerts } from "../../src/bot/services/alerts.ts";
+import type { OrderRecord } from "../../src/store/index.ts";
 import { type Stack, type StackOptions, startStack } from "../support/stack.ts";
 import type { GroupDriver, UserDriver } from "../support/telegram-driver.ts";
 
@@ -65,4 +66,46 @@ export async function ask(
 ): Promise<Message> {
   await group.send(from, text);
   return group.nextMessage(match === undefined ? {} : { match });
+}
+
+/**
+ * A real NGN payout quote at the sandbox, recorded (and confirmed) as the bot's payout flow does, without the chat
+ * steps: for ops tests that need orders in every state.
+ */
+export async function placeNgnPayout(
+  stack: Stack,
+  userId: number,
+  recipient: { accountNumber: string; accountName: string },
+): Promise<OrderRecord> {
+  const { app } = stack;
+  const quote = await app.api.createQuote({
+    amount: 1_000_000,
+    sourceCurrency: "BTCSAT",
+    targetCurrency: "NGNKOBO",
+    paymentMethod: "LIGHTNING",
+    paymentCurrency: "NGNKOBO",
+    autopayout: true,
+    beneficiary: {
+      bankAccountNumber: recipient.accountNumber,
+      bankAccountName: recipient.accountName,
+      bankCode: "000013",
+      bankName: "GTBANK PLC",
+    },
+  });
+  return app.store.orders.create({
+    orderId: quote.orderId!,
+    quoteId: quote.id,
+    hash: quote.hash!,
+    kind: "payout",
+    corridor: "NG",
+    chatId: userId,
+    userId,
+    pay: { amount: quote.amountInSourceCurrency, currency: "BTCSAT" },
+    receive: { amount: quote.amountInTargetCurrency, currency: "NGNKOBO" },
+    fee: { amount: quote.transactionFeesInSourceCurrency ?? 0, currency: "BTCSAT" },
+    recipientLabel: `GTBANK PLC ••${recipient.accountNumber.slice(-4)} · ${recipient.accountName}`,
+    verificationCode: "🦊🍋",
+    expiresAt: quote.expiry,
+    confirmedAt: new Date().toISOString(),
+  });
 }
