@@ -1,6 +1,5 @@
 import { createHmac } from "node:crypto";
-import { type RunnerHandle, run } from "@grammyjs/runner";
-import { type Bot, webhookCallback } from "grammy";
+import type { Bot } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
 import { createPayoutApi, type PayoutApi } from "./api/index.ts";
@@ -26,6 +25,15 @@ import { languageResolver } from "./i18n/language-of.ts";
 import type { Logger } from "./log/logger.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createStore, type Store } from "./store/index.ts";
+import {
+  ALLOWED_UPDATES,
+  createCallRecorder,
+  createUpdateInbox,
+  inboxWebhookHandler,
+  type Poller,
+  startPolling,
+  type UpdateInbox,
+} from "./updates/index.ts";
 
 /**
  * The composition root: everything the process runs, wired once. main.ts (and the local mode launcher, and the
@@ -56,6 +64,8 @@ export interface AppOptions {
   accountRefreshMs?: number;
   /** How often batched ops alerts are posted (default 5 s; tests use less). */
   alertFlushMs?: number;
+  /** Chats whose updates this process handles at once (default 32). */
+  updateConcurrency?: number;
   /** Extra observers of ops alerts and merchant events (tests). */
   hooks?: {
     onAlert?: (alert: OpsAlert) => unknown;
@@ -74,6 +84,8 @@ export interface App {
   http: HttpServer;
   accountLanguage: AccountLanguage;
   deps: BotDeps;
+  /** The durable Telegram update inbox (both modes feed it; it feeds the bot). */
+  inbox: UpdateInbox;
   /** Set after start(): the HTTP server's own URL. */
   httpUrl?: string;
   start(): Promise<void>;
@@ -130,11 +142,23 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { config, logger, redis } = options;
   const { deps, api, store, translator, accountLanguage, metrics, transformers } =
     await createBotDeps(options);
+  // Every Telegram call made while an update is handled is recorded at the HTTP client (exactly once out).
+  const recorder = createCallRecorder(store.updates, logger);
   const bot = createBot(deps, {
     token: options.telegram.token,
     botInfo: options.telegram.botInfo,
-    transformers,
+    transformers: [recorder.transformers.innermost, ...transformers, recorder.transformers.outermost],
     features: options.features ? options.features(deps) : allFeatures(deps),
+    fetch: recorder.fetch,
+  });
+  const inbox = createUpdateInbox({
+    repo: store.updates,
+    recorder,
+    handle: (update) => bot.handleUpdate(update),
+    logger,
+    registry: metrics.registry,
+    lease: config.telegram.updateLease,
+    concurrency: options.updateConcurrency,
   });
 
   const alerts = createAlerts({ ...deps, telegram: bot.api, metrics, flushEveryMs: options.alertFlushMs });
@@ -176,7 +200,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     metrics: metrics.registry,
   });
 
-  let runner: RunnerHandle | undefined;
+  let poller: Poller | undefined;
   let stopped = false;
 
   const app: App = {
@@ -190,6 +214,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     http,
     accountLanguage,
     deps,
+    inbox,
     async start() {
       await accountLanguage.refresh();
       accountLanguage.start(options.accountRefreshMs);
@@ -225,22 +250,22 @@ export async function createApp(options: AppOptions): Promise<App> {
         (error: unknown) => logger.warn({ err: error }, "could not publish the command menus"),
       );
 
+      await inbox.start();
       if (config.telegram.mode === "webhook") {
         // Every process of one deployment must agree on the secret without sharing more config: derive it from the
         // bot token (one-way), unless TELEGRAM_WEBHOOK_SECRET is set.
         const secretToken =
           config.telegram.webhookSecret ??
           createHmac("sha256", options.telegram.token).update("telegram-webhook-secret").digest("hex");
-        http.setTelegramRoute({ handler: webhookCallback(bot, "http", { secretToken }), secretToken });
+        // Recorded and answered at once; the inbox handles it (a slow payout API never makes Telegram redeliver).
+        http.setTelegramRoute({ handler: inboxWebhookHandler(inbox, logger), secretToken });
         await bot.api.setWebhook(`${config.http.publicUrl}${DEFAULT_TELEGRAM_PATH}`, {
           secret_token: secretToken,
-          allowed_updates: ["message", "callback_query", "my_chat_member"],
+          allowed_updates: [...ALLOWED_UPDATES],
         });
       } else {
         await bot.api.deleteWebhook();
-        runner = run(bot, {
-          runner: { fetch: { allowed_updates: ["message", "callback_query", "my_chat_member"] } },
-        });
+        poller = startPolling({ api: bot.api, inbox, logger });
       }
       logger.info(
         { username: bot.botInfo.username, mode: config.telegram.mode, role, http: url },
@@ -251,8 +276,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (stopped) return;
       stopped = true;
       accountLanguage.stop();
-      if (runner?.isRunning()) await runner.stop();
+      await poller?.stop();
       await http.stop(5_000);
+      await inbox.stop();
       await alerts.stop();
       await events.stop();
       await api.close();

@@ -75,6 +75,8 @@ export const configSchema = z
         .regex(/^[A-Za-z0-9_-]{1,256}$/, "may only contain A-Z, a-z, 0-9, _ and - (Telegram's rule)")
         .optional(),
     ),
+    /** Test/diagnostic switch: "off" drops the per-chat lease across processes (never in production). */
+    UPDATE_LEASE: z.preprocess(emptyToUndefined, z.enum(["on", "off"]).default("on")),
     HOST: z.preprocess(emptyToUndefined, z.string().default("0.0.0.0")),
     PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(8080)),
     PAYOUT_API_BASE_URL: optionalUrl,
@@ -122,6 +124,8 @@ export const configSchema = z
         apiRoot: env.TELEGRAM_API_ROOT,
         mode: env.BOT_MODE,
         webhookSecret: env.TELEGRAM_WEBHOOK_SECRET,
+        /** false only as a diagnostic: chats' updates are then ordered within one process only. */
+        updateLease: env.UPDATE_LEASE === "on",
       },
       http: { host: env.HOST, port: env.PORT, publicUrl: env.PUBLIC_URL },
       payout: {

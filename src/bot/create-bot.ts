@@ -1,5 +1,4 @@
 import { conversations } from "@grammyjs/conversations";
-import { sequentialize } from "@grammyjs/runner";
 import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, type Context, session, type Transformer } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
@@ -35,9 +34,11 @@ export interface CreateBotOptions {
   transformers?: Transformer[];
   /** Replace the feature list (benchmarks of the bare floor, focused tests). */
   features?: Feature[];
+  /** The HTTP client's fetch (the update inbox's call recorder); grammY's own when absent. */
+  fetch?: typeof fetch;
 }
 
-/** Key for sequentialize and sessions: one chat at a time, in order. */
+/** Key for sessions and conversations (the update inbox queues and leases by the same key: src/updates). */
 export function chatKey(ctx: Context): string | undefined {
   return ctx.chat?.id.toString() ?? ctx.from?.id.toString();
 }
@@ -55,7 +56,7 @@ function memoFor(memos: typeof userMemos, owner: object) {
 export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotContext> {
   const bot = new Bot<BotContext>(options.token, {
     botInfo: options.botInfo,
-    client: { apiRoot: deps.config.telegram.apiRoot },
+    client: { apiRoot: deps.config.telegram.apiRoot, ...(options.fetch ? { fetch: options.fetch } : {}) },
   });
   const transformers = options.transformers ?? createTelegramTransformers();
   installTransformers(bot.api, transformers);
@@ -74,8 +75,6 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     });
   }
 
-  // Before session: one update per chat at a time, so session and conversation writes never race.
-  bot.use(sequentialize(chatKey));
   bot.use(identifyMiddleware(deps));
   bot.use(
     session<SessionData, BotContext>({

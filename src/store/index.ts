@@ -7,6 +7,7 @@ import { PaymentLinkRepository } from "./payment-links.ts";
 import { RecipientRepository } from "./recipients.ts";
 import { SettingsRepository } from "./settings.ts";
 import { StatsRepository } from "./stats.ts";
+import { UpdateRepository } from "./updates.ts";
 import { UserRepository } from "./users.ts";
 
 export * from "./approvals.ts";
@@ -20,6 +21,7 @@ export * from "./recipients.ts";
 export * from "./script.ts";
 export * from "./settings.ts";
 export * from "./stats.ts";
+export * from "./updates.ts";
 export * from "./users.ts";
 
 export interface Store {
@@ -32,6 +34,8 @@ export interface Store {
   approvals: ApprovalRepository;
   settings: SettingsRepository;
   stats: StatsRepository;
+  /** The durable Telegram update inbox (src/updates). */
+  updates: UpdateRepository;
 }
 
 export function createStore(redis: Redis): Store {
@@ -47,5 +51,6 @@ export function createStore(redis: Redis): Store {
     approvals: new ApprovalRepository(redis),
     settings: new SettingsRepository(redis),
     stats: new StatsRepository(redis, orders),
+    updates: new UpdateRepository(redis),
   };
 }

@@ -13,4 +13,12 @@ export const keys = {
   recipientByToken: (token: string) => `recipient:token:${token}`,
   audit: () => "audit",
   idempotency: (scope: string, key: string) => `idem:${scope}:${key}`,
+  updateSeen: (updateId: number) => `updates:seen:${updateId}`,
+  updateQueue: (chat: string) => `updates:chat:${chat}`,
+  updatesReady: () => "updates:ready",
+  updateLease: (chat: string) => `updates:lease:${chat}`,
+  updateFence: () => "updates:fence",
+  updateTries: () => "updates:tries",
+  updateAlive: (owner: string) => `updates:alive:${owner}`,
+  updateCalls: (updateId: number) => `updates:calls:${updateId}`,
 } as const;

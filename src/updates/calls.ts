@@ -1,0 +1,127 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createRequire } from "node:module";
+import type { Transformer } from "grammy";
+import type { Logger } from "../log/logger.ts";
+import type { UpdateRepository } from "../store/index.ts";
+
+/**
+ * Exactly-once outgoing Telegram calls per update. While an update is handled, every call that really goes to
+ * Telegram is numbered (1, 2, 3… in the order the handler makes them) and its answer is recorded under the update
+ * before the handler sees it. When the same update is handled again (its process died before acknowledging it),
+ * the calls are made again in the same order: those with a recorded answer get that answer and nothing is sent.
+ *
+ * The layer is the HTTP client's `fetch` (grammY's `client.fetch`): it sees only real network calls. Calls the
+ * conversations plugin answers from its own log, and retries by auto-retry, are each seen exactly as they hit
+ * the network, so a replay lines up with the first run. A recorded answer whose method differs from the call
+ * being made means the handler took another path this time: from there on every call goes to Telegram.
+ *
+ * What can still repeat: a call in flight at the moment of the crash (sent, answer not yet recorded), and calls
+ * made outside update handling (events notifier, alerts, broadcasts), which have their own guarantees.
+ */
+
+interface Scope {
+  updateId: number;
+  seq: number;
+  /** Answers recorded by an earlier attempt; undefined on a first attempt or once the replay diverged. */
+  recorded?: Map<number, string>;
+  open: boolean;
+}
+
+interface RecordedAnswer {
+  /** Bot API method. */
+  m: string;
+  /** HTTP status. */
+  s: number;
+  /** Response body text. */
+  b: string;
+}
+
+type Fetch = (url: string, init?: unknown) => Promise<{ status: number; text(): Promise<string> }>;
+
+/** grammY's own fetch on Node (node-fetch, a dependency of grammy), resolved from grammy's location. */
+function grammyFetch(): Fetch {
+  const fromHere = createRequire(import.meta.url);
+  const fromGrammy = createRequire(fromHere.resolve("grammy"));
+  return fromGrammy("node-fetch") as Fetch;
+}
+
+/** The minimal response grammY's client reads (`res.json()`), built from the recorded text. */
+function answerOf(status: number, text: string) {
+  return {
+    ok: status >= 200 && status < 300,
+    status,
+    json: async () => JSON.parse(text) as unknown,
+    text: async () => text,
+  };
+}
+
+export interface CallRecorder {
+  /** `client.fetch` for the bot's Api (and every Api grammY and the conversations plugin derive from it). */
+  fetch: typeof fetch;
+  /**
+   * Installed innermost and outermost on bot.api: the outer one notes the scope of the caller, the inner one
+   * re-enters it, because the throttler's queue may run a call from another async context.
+   */
+  transformers: { outermost: Transformer; innermost: Transformer };
+  /** Handle one update inside its scope; `attempt` > 1 loads what an earlier attempt recorded. */
+  run<T>(updateId: number, attempt: number, handle: () => Promise<T>): Promise<T>;
+}
+
+export function createCallRecorder(
+  repo: UpdateRepository,
+  logger: Logger,
+  base: Fetch = grammyFetch(),
+): CallRecorder {
+  const storage = new AsyncLocalStorage<Scope>();
+  const byPayload = new WeakMap<object, Scope>();
+
+  const recordingFetch = async (url: string, init?: unknown) => {
+    const scope = storage.getStore();
+    if (!scope?.open) return base(url, init);
+    scope.seq += 1;
+    const seq = scope.seq;
+    const method = url.slice(url.lastIndexOf("/") + 1);
+    const recorded = scope.recorded?.get(seq);
+    if (recorded !== undefined) {
+      const answer = JSON.parse(recorded) as RecordedAnswer;
+      if (answer.m === method) return answerOf(answer.s, answer.b);
+      logger.warn(
+        { updateId: scope.updateId, seq, method, recorded: answer.m },
+        "handling took another path than the first attempt; later calls go to Telegram",
+      );
+      scope.recorded = undefined;
+    }
+    const response = await base(url, init);
+    const text = await response.text();
+    if (scope.open) {
+      const answer: RecordedAnswer = { m: method, s: response.status, b: text };
+      await repo.recordCall(scope.updateId, seq, JSON.stringify(answer));
+    }
+    return answerOf(response.status, text);
+  };
+
+  return {
+    fetch: recordingFetch as unknown as typeof fetch,
+    transformers: {
+      outermost: (prev, method, payload, signal) => {
+        const scope = storage.getStore();
+        if (scope && payload && typeof payload === "object") byPayload.set(payload, scope);
+        return prev(method, payload, signal);
+      },
+      innermost: (prev, method, payload, signal) => {
+        const scope = payload && typeof payload === "object" ? byPayload.get(payload) : undefined;
+        if (!scope || scope === storage.getStore()) return prev(method, payload, signal);
+        return storage.run(scope, () => prev(method, payload, signal));
+      },
+    },
+    async run(updateId, attempt, handle) {
+      const recorded = attempt > 1 ? await repo.recordedCalls(updateId) : undefined;
+      const scope: Scope = { updateId, seq: 0, open: true, ...(recorded?.size ? { recorded } : {}) };
+      try {
+        return await storage.run(scope, handle);
+      } finally {
+        scope.open = false;
+      }
+    },
+  };
+}
