@@ -8,8 +8,10 @@ import { badRequest, parseWith } from "./http/errors.ts";
  * - "500-after": the request is processed (state changes, events fire) but answered 500, to test
  *   that clients never blindly retry money actions.
  * - "duplicate-webhooks": the next `times` webhook events are each delivered twice.
+ * - "delay": the request waits `delayMs`, then is processed and answered normally (a slow API; the work is done
+ *   even when the client gave up meanwhile, as a real server would).
  */
-export const FAULT_MODES = ["500", "429", "hang", "500-after", "duplicate-webhooks"] as const;
+export const FAULT_MODES = ["500", "429", "hang", "500-after", "duplicate-webhooks", "delay"] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
 export interface Fault {
@@ -18,12 +20,14 @@ export interface Fault {
   method?: string;
   path?: string;
   remaining: number;
+  delayMs?: number;
 }
 
 const faultSchema = z.object({
   endpoint: z.string().trim().optional(),
   mode: z.enum(FAULT_MODES),
   times: z.number().int().min(1).max(10_000).default(1),
+  delayMs: z.number().int().min(0).max(120_000).default(25_000),
 });
 
 export class Faults {
@@ -41,7 +45,14 @@ export class Faults {
       method = (match[1] ?? "").toUpperCase();
       path = normalisePath(match[2] ?? "");
     }
-    const fault: Fault = { id: this.nextId++, mode: spec.mode, method, path, remaining: spec.times };
+    const fault: Fault = {
+      id: this.nextId++,
+      mode: spec.mode,
+      method,
+      path,
+      remaining: spec.times,
+      ...(spec.mode === "delay" ? { delayMs: spec.delayMs } : {}),
+    };
     this.faults.push(fault);
     return fault;
   }

@@ -50,13 +50,19 @@ export class Dispatcher {
       }
       const before = this.deps.faults.take(name, logged, "before");
       if (before?.kind === "network") return this.record(name, logged, 0, "network error (injected)", true);
-      if (before) throw Object.assign(before.error, { injected: true });
+      if (before?.kind === "delay") {
+        await new Promise((resolve) => setTimeout(resolve, before.ms));
+        if (before.drop) return this.record(name, logged, 0, "network error (injected)", true);
+      } else if (before) throw Object.assign(before.error, { injected: true });
       const chatId = typeof logged.chat_id === "number" ? logged.chat_id : Number(logged.chat_id);
       this.deps.limiter.check(name, Number.isFinite(chatId) ? chatId : undefined, chatId < 0);
       const result = await known.handler(params, { ...this.deps.context, signal });
       const after = this.deps.faults.take(name, logged, "after");
       if (after?.kind === "network") return this.record(name, logged, 0, "network error (injected)", true);
-      if (after) throw Object.assign(after.error, { injected: true });
+      if (after?.kind === "delay") {
+        await new Promise((resolve) => setTimeout(resolve, after.ms));
+        if (after.drop) return this.record(name, logged, 0, "network error (injected)", true);
+      } else if (after) throw Object.assign(after.error, { injected: true });
       this.record(name, logged, 200, undefined, false, result);
       return { status: 200, body: { ok: true, result } };
     } catch (error) {

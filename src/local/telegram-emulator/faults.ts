@@ -18,6 +18,11 @@ export interface FaultSpec {
   phase?: "before" | "after";
   /** Drop the connection instead of answering (a network error for the client). */
   networkError?: boolean;
+  /**
+   * Hold the call this long, then run it normally (a slow Telegram), or drop the connection with `networkError`
+   * (a call that never took effect); `status` is ignored.
+   */
+  delayMs?: number;
 }
 
 export interface Fault {
@@ -28,7 +33,10 @@ export interface Fault {
   remove(): void;
 }
 
-export type FaultOutcome = { kind: "error"; error: TelegramApiError } | { kind: "network" };
+export type FaultOutcome =
+  | { kind: "error"; error: TelegramApiError }
+  | { kind: "network" }
+  | { kind: "delay"; ms: number; drop: boolean };
 
 /** Per-method fault injection, consumed in the order faults were added. */
 export class FaultInjector {
@@ -72,6 +80,7 @@ export class FaultInjector {
       if (spec.when && !spec.when(params)) continue;
       fault.remaining -= 1;
       fault.hits += 1;
+      if (spec.delayMs !== undefined) return { kind: "delay", ms: spec.delayMs, drop: spec.networkError === true };
       if (spec.networkError) return { kind: "network" };
       const status = spec.status ?? 500;
       if (status === 429) {

@@ -82,6 +82,10 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse)
   const fault = path.startsWith(`${API_PREFIX}/`)
     ? deps.faults.take(method, path.slice(API_PREFIX.length))
     : undefined;
+  if (fault?.mode === "delay") {
+    deps.logger.info({ method, path, delayMs: fault.delayMs }, "sandbox fault: delaying request");
+    await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 0));
+  }
   if (fault?.mode === "hang") {
     deps.logger.info({ method, path }, "sandbox fault: hanging request");
     return;

@@ -1,0 +1,189 @@
+import type { Message } from "grammy/types";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startTelegramEmulator, type TelegramEmulator } from "../../src/local/telegram-emulator/index.ts";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
+import { keys } from "../../src/store/index.ts";
+import { testRedisUrl } from "../support/redis.ts";
+import { type SpawnedBot, spawnBot, stopAllBots } from "../support/spawn-bot.ts";
+import type { UserDriver } from "../support/telegram-driver.ts";
+import { nigerianRecipient, quoteFor } from "./payout-support.ts";
+
+const TESTNET_ADDRESS = "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx";
+
+/**
+ * The bot as a real process, SIGKILLed while an update is being handled: the update was recorded in the inbox
+ * (and confirmed to Telegram), so the next process handles it again. Calls that completed before the kill are
+ * answered from the record (not sent twice); the call in flight is made again.
+ */
+describe("an update in flight when the process is killed", () => {
+  let tg: TelegramEmulator;
+  let sandbox: Sandbox;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    redis = new Redis(testRedisUrl());
+    await redis.flushdb();
+    tg = await startTelegramEmulator({ defaultTimeoutMs: 20_000 });
+    sandbox = await startSandbox({ port: 0 });
+  });
+  afterEach(async () => {
+    await stopAllBots();
+    tg.faults.clear();
+  });
+  afterAll(async () => {
+    await tg?.close();
+    await sandbox?.close();
+    await redis?.quit();
+  });
+
+  const start = async (): Promise<SpawnedBot> => {
+    const bot = spawnBot({
+      env: {
+        NODE_ENV: "test",
+        BOT_TOKEN: tg.token,
+        TELEGRAM_API_ROOT: tg.apiRoot,
+        PAYOUT_API_BASE_URL: sandbox.baseUrl,
+        PAYOUT_API_KEY: sandbox.apiKey,
+        PAYOUT_WEBHOOK_SECRET: sandbox.webhookSecret,
+        PAYOUT_ENV: "sandbox",
+        REDIS_URL: testRedisUrl(),
+        HOST: "127.0.0.1",
+        PORT: "0",
+        LOG_LEVEL: "info",
+        LOG_FORMAT: "json",
+      },
+    });
+    await bot.waitForLog(/bot started/, { timeoutMs: 30_000 });
+    return bot;
+  };
+
+  /** Resolves when the emulator receives the call `fault` matches (which then waits, and never takes effect). */
+  const stallNext = (method: string, chatId: number, match?: RegExp): Promise<void> =>
+    new Promise((resolve) => {
+      tg.faults.add({
+        method,
+        chatId,
+        delayMs: 8_000,
+        networkError: true,
+        when: (params) => {
+          if (match && !match.test(String(params.text ?? params.caption ?? ""))) return false;
+          resolve();
+          return true;
+        },
+      });
+    });
+
+  const ordersOf = async (userId: number) => (await redis.zrange(keys.userOrders(userId), 0, -1)).length;
+
+  const statusKnows = async (user: UserDriver, orderId: string) => {
+    await user.send("/status");
+    const status = await user.nextMessage({ match: orderId });
+    expect(status.text).toMatch(/Waiting for payment/);
+  };
+
+  it("Confirm while the invoice is being sent: after restart the invoice and the status card arrive once", async () => {
+    const first = await start();
+    const user = tg.user({ id: 8301, first_name: "Bisi" });
+    await nigerianRecipient(user);
+    const card = await quoteFor(user, "10,000");
+    const quotesBefore = sandbox.state.quotes.size;
+
+    const stalled = stallNext("sendPhoto", user.id);
+    await (await user.press(card, /Confirm/)).answer();
+    await stalled;
+    await first.kill("SIGKILL");
+    const confirmedEdits = () =>
+      tg.callsTo("editMessageText").filter((call) => /Pay the invoice below/.test(String(call.params.text)));
+    expect(confirmedEdits()).toHaveLength(1);
+
+    const second = await start();
+    const photo = await user.nextPhoto();
+    const invoice = await user.nextMessage({ match: /^ln/ });
+    const statusCard = await user.nextMessage({ match: /Waiting for payment/ });
+    expect(photo.photo?.length).toBeGreaterThan(0);
+    expect(invoice.text).toMatch(/^lnbc|^lntb/);
+    await tg.idle({ quietMs: 300, timeoutMs: 15_000 });
+    // Completed before the kill: recorded, not sent again (one "Confirmed" edit, one toast).
+    expect(confirmedEdits()).toHaveLength(1);
+    expect(tg.callsTo("sendPhoto").filter((call) => call.ok)).toHaveLength(1);
+    expect(sandbox.state.quotes.size).toBe(quotesBefore);
+    expect(await ordersOf(user.id)).toBe(1);
+    const orderId = /order (\S+)/.exec(statusCard.text ?? "")?.[1] ?? "";
+    expect(orderId).not.toBe("");
+    user.consumeAll();
+    await statusKnows(user, orderId.replace(/[^\w-]/g, ""));
+    await second.kill("SIGTERM");
+  });
+
+  it("a quote in flight: after restart the user has an answer and the sandbox holds one quote", async () => {
+    const first = await start();
+    const user = tg.user({ id: 8302, first_name: "Chidi" });
+    await nigerianRecipient(user);
+    const quotesBefore = sandbox.state.quotes.size;
+    await fetch(`${sandbox.origin}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ endpoint: "POST /quote", mode: "delay", delayMs: 3_000 }),
+    });
+    await user.send("10,000");
+    // The fault is consumed when the request arrives: the quote is in flight.
+    await waitFor(async () => {
+      const faults = (await (await fetch(`${sandbox.origin}/_sandbox/faults`)).json()) as { data?: unknown[] };
+      return (faults.data ?? faults).length === 0;
+    }, "the quote request to reach the sandbox");
+    await first.kill("SIGKILL");
+    user.consumeAll();
+
+    const second = await start();
+    // The amount message is handled again: the user is answered (the quote card, or the flow's error screen
+    // while the interrupted quote's claim is still pending), never left in silence.
+    const answer: Message = await user.nextMessage();
+    expect(answer.text ?? "").not.toBe("");
+    await waitFor(() => sandbox.state.quotes.size > quotesBefore, "the delayed quote to be made");
+    await tg.idle({ quietMs: 300, timeoutMs: 15_000 });
+    // The interrupted request was never sent again.
+    expect(sandbox.state.quotes.size).toBe(quotesBefore + 1);
+    await second.kill("SIGTERM");
+  });
+
+  it("buy Confirm while the status card is being sent: after restart the card arrives and /status knows it", async () => {
+    const first = await start();
+    const user = tg.user({ id: 8303, first_name: "Dayo" });
+    await user.send("/buy");
+    await user.nextMessage({ match: "Step 1 of 3" });
+    await user.send(TESTNET_ADDRESS);
+    await (await user.press(await user.nextMessage({ match: "Step 2 of 3" }), /Fast/)).answer();
+    await user.nextMessage({ match: "Step 3 of 3" });
+    await user.send("30000");
+    const quote = await user.nextMessage({ match: "Your bitcoin quote" });
+    const quotesBefore = sandbox.state.quotes.size;
+
+    const stalled = stallNext("sendMessage", user.id, /Bitcoin purchase/);
+    await (await user.press(quote, "✅ Confirm")).answer();
+    await stalled;
+    await first.kill("SIGKILL");
+
+    const second = await start();
+    const card = await user.nextMessage({ match: "Bitcoin purchase" });
+    await tg.idle({ quietMs: 300, timeoutMs: 15_000 });
+    const cards = tg
+      .callsTo("sendMessage")
+      .filter((call) => call.ok && /Bitcoin purchase/.test(String(call.params.text)));
+    expect(cards).toHaveLength(1);
+    expect(sandbox.state.quotes.size).toBe(quotesBefore);
+    expect(await ordersOf(user.id)).toBe(1);
+    const orderId = /order (\S+)/.exec(card.text ?? "")?.[1] ?? "";
+    user.consumeAll();
+    await statusKnows(user, orderId.replace(/[^\w-]/g, ""));
+    await second.kill("SIGTERM");
+  });
+});
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
