@@ -16,6 +16,7 @@ const TESTNET_ADDRESS = "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx";
  * (and confirmed to Telegram), so the next process handles it again. Calls that completed before the kill are
  * answered from the record (not sent twice); the call in flight is made again.
  */
+// Two bot processes started per test on a loaded machine: a generous bound, nothing is timed.
 describe("an update in flight when the process is killed", () => {
   let tg: TelegramEmulator;
   let sandbox: Sandbox;
@@ -114,7 +115,7 @@ describe("an update in flight when the process is killed", () => {
     user.consumeAll();
     await statusKnows(user, orderId.replace(/[^\w-]/g, ""));
     await second.kill("SIGTERM");
-  });
+  }, 90_000);
 
   it("a quote in flight: after restart the user has an answer and the sandbox holds one quote", async () => {
     const first = await start();
@@ -132,6 +133,8 @@ describe("an update in flight when the process is killed", () => {
       const faults = (await (await fetch(`${sandbox.origin}/_sandbox/faults`)).json()) as { data?: unknown[] };
       return (faults.data ?? faults).length === 0;
     }, "the quote request to reach the sandbox");
+    // Its body is a few hundred bytes sent with the headers; let it land before the client dies.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     await first.kill("SIGKILL");
     user.consumeAll();
 
@@ -145,7 +148,7 @@ describe("an update in flight when the process is killed", () => {
     // The interrupted request was never sent again.
     expect(sandbox.state.quotes.size).toBe(quotesBefore + 1);
     await second.kill("SIGTERM");
-  });
+  }, 90_000);
 
   it("buy Confirm while the status card is being sent: after restart the card arrives and /status knows it", async () => {
     const first = await start();
@@ -177,7 +180,7 @@ describe("an update in flight when the process is killed", () => {
     user.consumeAll();
     await statusKnows(user, orderId.replace(/[^\w-]/g, ""));
     await second.kill("SIGTERM");
-  });
+  }, 90_000);
 });
 
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) {

@@ -82,10 +82,6 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse)
   const fault = path.startsWith(`${API_PREFIX}/`)
     ? deps.faults.take(method, path.slice(API_PREFIX.length))
     : undefined;
-  if (fault?.mode === "delay") {
-    deps.logger.info({ method, path, delayMs: fault.delayMs }, "sandbox fault: delaying request");
-    await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 0));
-  }
   if (fault?.mode === "hang") {
     deps.logger.info({ method, path }, "sandbox fault: hanging request");
     return;
@@ -105,6 +101,11 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse)
   try {
     if (match.route.access === "key") checkApiKey(req, deps.apiKey());
     const body = ["POST", "PUT", "PATCH", "DELETE"].includes(method) ? await readJson(req) : undefined;
+    if (fault?.mode === "delay") {
+      // After the body is in: the work is done even if the client has gone meanwhile.
+      deps.logger.info({ method, path, delayMs: fault.delayMs }, "sandbox fault: delaying request");
+      await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 0));
+    }
     result = await match.route.handler({
       method,
       path,

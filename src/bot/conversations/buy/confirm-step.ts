@@ -47,10 +47,14 @@ export async function awaitConfirmation(
       .catch(() => undefined);
     return;
   }
-  const first = await conversation.external(
-    async () =>
-      (await deps.redis.set(confirmKey(order.orderId), "1", "EX", CONFIRM_TTL_SECONDS, "NX")) === "OK",
-  );
+  // The marker holds the pressing update's id: the same press handled again (its process died mid-way) goes on,
+  // another press (a double tap, an old card) only gets the toast.
+  const pressedBy = String(current.update.update_id);
+  const first = await conversation.external(async () => {
+    const key = confirmKey(order.orderId);
+    if ((await deps.redis.set(key, pressedBy, "EX", CONFIRM_TTL_SECONDS, "NX")) === "OK") return true;
+    return (await deps.redis.get(key)) === pressedBy;
+  });
   if (!first) {
     await current.answerCallbackQuery({ text: current.t("buy:toast.already_confirmed") });
     return;
