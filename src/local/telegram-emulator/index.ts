@@ -34,6 +34,8 @@ export interface TelegramEmulatorOptions {
   /** Webhook retry backoff after a failed delivery. */
   webhookRetryBaseMs?: number;
   webhookRetryMaxMs?: number;
+  /** How long a webhook delivery may take before it counts as failed and is retried (default 30 s). */
+  webhookTimeoutMs?: number;
   /** Request bodies above this get Telegram's 413 (default 50 MB). */
   maxUploadBytes?: number;
   /** Calls kept in the call log (default 10 000; oldest dropped first). */
@@ -88,7 +90,7 @@ export class TelegramEmulator {
     this.webhook = new WebhookPusher(this.updates, {
       retryBaseMs: options.webhookRetryBaseMs ?? 100,
       retryMaxMs: options.webhookRetryMaxMs ?? 2_000,
-      timeoutMs: 30_000,
+      timeoutMs: options.webhookTimeoutMs ?? 30_000,
       logger,
       onReply: async (method, params) => {
         await this.dispatcher.call(method, new Params(params), this.closing.signal);
