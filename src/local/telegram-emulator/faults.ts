@@ -80,7 +80,8 @@ export class FaultInjector {
       if (spec.when && !spec.when(params)) continue;
       fault.remaining -= 1;
       fault.hits += 1;
-      if (spec.delayMs !== undefined) return { kind: "delay", ms: spec.delayMs, drop: spec.networkError === true };
+      if (spec.delayMs !== undefined)
+        return { kind: "delay", ms: spec.delayMs, drop: spec.networkError === true };
       if (spec.networkError) return { kind: "network" };
       const status = spec.status ?? 500;
       if (status === 429) {
