@@ -130,10 +130,8 @@ describe("an update in flight when the process is killed", () => {
     await user.send("10,000");
     // The fault is consumed when the request arrives: the quote is in flight.
     await waitFor(async () => {
-      const faults = (await (await fetch(`${sandbox.origin}/_sandbox/faults`)).json()) as {
-        data?: unknown[];
-      };
-      return (faults.data ?? faults).length === 0;
+      const faults = (await (await fetch(`${sandbox.origin}/_sandbox/faults`)).json()) as { data: unknown[] };
+      return faults.data.length === 0;
     }, "the quote request to reach the sandbox");
     // Its body is a few hundred bytes sent with the headers; let it land before the client dies.
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -105,10 +105,8 @@ describe("one chat's updates at two processes", () => {
     route = (body) => (body.includes('"text":"hello"') ? "b" : "a");
     await user.send("10,000");
     await waitFor(async () => {
-      const faults = (await (await fetch(`${sandbox.origin}/_sandbox/faults`)).json()) as {
-        data?: unknown[];
-      };
-      return (faults.data ?? faults).length === 0;
+      const faults = (await (await fetch(`${sandbox.origin}/_sandbox/faults`)).json()) as { data: unknown[] };
+      return faults.data.length === 0;
     }, "the quote request to reach the sandbox");
     await user.send("hello");
     const first = await user.nextMessage();
