@@ -2,6 +2,7 @@ import type { Bot, Context } from "grammy";
 import { createBot } from "../src/bot/create-bot.ts";
 import { allFeatures } from "../src/bot/features/index.ts";
 import { createTelegramTransformers } from "../src/bot/telegram-transformers.ts";
+import { createCallRecorder, createUpdateInbox } from "../src/updates/index.ts";
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
 import { createFloorBot } from "./lib/floor-bot.ts";
@@ -35,6 +36,11 @@ const CONCURRENCY = intOption("concurrency", "BENCH_CONCURRENCY", USERS);
 const WARMUP = intOption("warmup", "BENCH_WARMUP", 50);
 const SERIAL = intOption("serial", "BENCH_SERIAL", 20);
 const LOG_LEVEL = stringOption("log", "BENCH_LOG_LEVEL", "info");
+/**
+ * Ours goes through the update inbox as production does (record, per-chat lease, handle, acknowledge; Telegram
+ * calls recorded per update); --inbox false feeds bot.handleUpdate directly.
+ */
+const INBOX = boolOption("inbox", "BENCH_INBOX", true);
 /** Production installs the throttler; benches answer Telegram in-process and leave it off unless asked. */
 const THROTTLE = boolOption("throttle", "BENCH_THROTTLE", false);
 /** A few users through a bot with the production outbound policy (throttler on), to show its latency. */
@@ -56,17 +62,52 @@ async function main(): Promise<void> {
   const features = allFeatures(built.deps);
   const journey = chooseJourney(features);
   const steps = journey.steps;
+  const recorder = createCallRecorder(
+    built.deps.store.updates,
+    built.deps.logger,
+    tg.fetch as unknown as Parameters<typeof createCallRecorder>[2],
+  );
   const bot = createBot(built.deps, {
     token: BENCH_TOKEN,
     botInfo: BENCH_BOT,
-    transformers: built.transformers,
+    transformers: INBOX
+      ? [recorder.transformers.innermost, ...built.transformers, recorder.transformers.outermost]
+      : built.transformers,
     features,
   }) as unknown as Bot<Context>;
   tg.attach(bot);
+  if (INBOX && bot.api.options) bot.api.options.fetch = recorder.fetch;
+  const handled = new Map<number, () => void>();
+  const inbox = createUpdateInbox({
+    repo: built.deps.store.updates,
+    recorder,
+    logger: built.deps.logger,
+    concurrency: CONCURRENCY,
+    handle: async (update) => {
+      try {
+        await bot.handleUpdate(update);
+      } finally {
+        handled.get(update.update_id)?.();
+        handled.delete(update.update_id);
+      }
+    },
+  });
+  if (INBOX) await inbox.start();
   const floor = createFloorBot(bench.redis, tg) as unknown as Bot<Context>;
 
   const phase = (target: Bot<Context>, options: Omit<PhaseOptions, "steps">) =>
-    measurePhase((update) => target.handleUpdate(update), tg, bench.snapshot, { steps, ...options });
+    measurePhase(
+      (update) =>
+        INBOX && target === bot
+          ? new Promise<void>((resolve) => {
+              handled.set(update.update_id, resolve);
+              void inbox.record([update]);
+            })
+          : target.handleUpdate(update),
+      tg,
+      bench.snapshot,
+      { steps, ...options },
+    );
 
   progress(`"${journey.name}": warm-up (${WARMUP} users), ${SERIAL} alone, ${USERS} at once`);
   await phase(bot, { users: WARMUP, firstUserId: 1_000_000, concurrency: 10, scripted: true });
@@ -151,7 +192,7 @@ async function main(): Promise<void> {
   const lines = [
     "## Part 1–2 — Conversation throughput and the floor",
     "",
-    `Journey: **${journey.name}**, ${steps.length} updates per user. ${USERS} users at once (concurrency ${CONCURRENCY}), each waiting for the bot's answer before its next step. Real createBot with allFeatures, real Redis sessions and conversations, the sandbox over HTTP (${sandboxProcess.where === "in process" ? "in this process: its CPU counts as ours" : "in a child process, as the real API is elsewhere: CPU is the bot's alone"}), Telegram answered in-process at grammY's fetch. Throttler ${THROTTLE ? "on" : "off"}; logs at \`${LOG_LEVEL}\`, counted not printed. The floor: grammY + sequentialize + the same RedisAdapter session + one reply per update. ${machineLine()}.`,
+    `Journey: **${journey.name}**, ${steps.length} updates per user. ${USERS} users at once (concurrency ${CONCURRENCY}), each waiting for the bot's answer before its next step. Real createBot with allFeatures, real Redis sessions and conversations, the sandbox over HTTP (${sandboxProcess.where === "in process" ? "in this process: its CPU counts as ours" : "in a child process, as the real API is elsewhere: CPU is the bot's alone"}), Telegram answered in-process at grammY's fetch. ${INBOX ? "Ours through the update inbox (record, per-chat lease, handle, acknowledge; calls recorded per update)" : "Ours fed to bot.handleUpdate directly (--inbox false)"}. Throttler ${THROTTLE ? "on" : "off"}; logs at \`${LOG_LEVEL}\`, counted not printed. The floor: grammY + sequentialize + the same RedisAdapter session + one reply per update. ${machineLine()}.`,
     ...(journey.full
       ? []
       : ["", "> ⚠️ The payout flow is not in allFeatures yet: this run measures the basic journey."]),
@@ -236,6 +277,7 @@ async function main(): Promise<void> {
   });
   progress(`journey: results in ${path}`);
 
+  await inbox.stop();
   await built.api.close();
   await sandboxProcess.stop();
   await bench.stop();
