@@ -36,7 +36,11 @@ interface RecordedAnswer {
   b: string;
 }
 
-type Fetch = (url: string, init?: unknown) => Promise<{ status: number; text(): Promise<string> }>;
+/** What grammY's client needs of a fetch: the status and the body (it reads `json()`). */
+type Fetch = (
+  url: string,
+  init?: unknown,
+) => Promise<{ status: number; text?: () => Promise<string>; json(): Promise<unknown> }>;
 
 /** grammY's own fetch on Node (node-fetch, a dependency of grammy), resolved from grammy's location. */
 function grammyFetch(): Fetch {
@@ -92,7 +96,7 @@ export function createCallRecorder(
       scope.recorded = undefined;
     }
     const response = await base(url, init);
-    const text = await response.text();
+    const text = response.text ? await response.text() : JSON.stringify(await response.json());
     if (scope.open) {
       const answer: RecordedAnswer = { m: method, s: response.status, b: text };
       await repo.recordCall(scope.updateId, seq, JSON.stringify(answer));

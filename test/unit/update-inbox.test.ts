@@ -135,7 +135,7 @@ describe("the update inbox", () => {
   it("handles one chat in order across two processes, other chats in parallel, and drops a poison update after N tries", async () => {
     await redis.flushdb();
     const repo = new UpdateRepository(redis, 60_000);
-    const recorder = createCallRecorder(repo, logger, async () => ({ status: 200, text: async () => "{}" }));
+    const recorder = createCallRecorder(repo, logger, async () => ({ status: 200, json: async () => ({}) }));
     const handled: number[] = [];
     let inChat7 = 0;
     let overlap = false;
