@@ -172,4 +172,40 @@ describe("the update inbox", () => {
     await a.stop();
     await b.stop();
   });
+
+  it("answers a re-handled update's calls from the record: only calls not made before reach Telegram", async () => {
+    await redis.flushdb();
+    const repo = new UpdateRepository(redis, 60_000);
+    const sent: string[] = [];
+    const recorder = createCallRecorder(repo, logger, async (url) => {
+      const method = url.slice(url.lastIndexOf("/") + 1);
+      sent.push(method);
+      return { status: 200, json: async () => ({ ok: true, result: { method, n: sent.length } }) };
+    });
+    const call = async (method: string) => {
+      const response = await recorder.fetch(`http://telegram/bot1:x/${method}`);
+      return (await response.json()) as { result: { n: number } };
+    };
+    // First attempt: two calls complete, then the process "dies" before the third.
+    const first = await recorder.run(77, 1, async () => [
+      await call("editMessageText"),
+      await call("sendPhoto"),
+    ]);
+    expect(sent).toEqual(["editMessageText", "sendPhoto"]);
+    // Second attempt: the same two calls get the recorded answers, the third goes out.
+    const second = await recorder.run(77, 2, async () => [
+      await call("editMessageText"),
+      await call("sendPhoto"),
+      await call("sendMessage"),
+    ]);
+    expect(sent).toEqual(["editMessageText", "sendPhoto", "sendMessage"]);
+    expect(second.slice(0, 2)).toEqual(first);
+    // A third attempt that takes another path: from the first mismatch on, everything goes out.
+    await recorder.run(77, 3, async () => [await call("editMessageText"), await call("deleteMessage")]);
+    expect(sent).toEqual(["editMessageText", "sendPhoto", "sendMessage", "deleteMessage"]);
+    // Outside update handling nothing is recorded.
+    await call("sendMessage");
+    expect(sent).toHaveLength(5);
+    expect((await repo.recordedCalls(77)).size).toBe(3);
+  });
 });
