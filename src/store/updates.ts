@@ -217,9 +217,11 @@ export class UpdateRepository {
   }
 
   /** Keep one call's answer until the update is acknowledged (or a day, if it never is). */
-  async recordCall(updateId: number, seq: number, answer: string): Promise<void> {
+  async recordCall(updateId: number, seq: number, answer: string, first: boolean): Promise<void> {
     const key = keys.updateCalls(updateId);
-    await this.redis.multi().hset(key, String(seq), answer).expire(key, SEEN_TTL_SECONDS).exec();
+    // The lifetime is set with an attempt's first record; acknowledging the update deletes the hash anyway.
+    if (first) await this.redis.multi().hset(key, String(seq), answer).expire(key, SEEN_TTL_SECONDS).exec();
+    else await this.redis.hset(key, String(seq), answer);
   }
 
   /** Queued updates of one chat (tests, diagnostics). */

@@ -25,6 +25,8 @@ interface Scope {
   /** Answers recorded by an earlier attempt; undefined on a first attempt or once the replay diverged. */
   recorded?: Map<number, string>;
   open: boolean;
+  /** Set once this attempt recorded an answer (the first record also sets the hash's lifetime). */
+  wrote: boolean;
 }
 
 interface RecordedAnswer {
@@ -99,7 +101,8 @@ export function createCallRecorder(
     const text = response.text ? await response.text() : JSON.stringify(await response.json());
     if (scope.open) {
       const answer: RecordedAnswer = { m: method, s: response.status, b: text };
-      await repo.recordCall(scope.updateId, seq, JSON.stringify(answer));
+      await repo.recordCall(scope.updateId, seq, JSON.stringify(answer), !scope.wrote);
+      scope.wrote = true;
     }
     return answerOf(response.status, text);
   };
@@ -120,7 +123,13 @@ export function createCallRecorder(
     },
     async run(updateId, attempt, handle) {
       const recorded = attempt > 1 ? await repo.recordedCalls(updateId) : undefined;
-      const scope: Scope = { updateId, seq: 0, open: true, ...(recorded?.size ? { recorded } : {}) };
+      const scope: Scope = {
+        updateId,
+        seq: 0,
+        open: true,
+        wrote: false,
+        ...(recorded?.size ? { recorded } : {}),
+      };
       try {
         return await storage.run(scope, handle);
       } finally {

@@ -96,8 +96,8 @@ describe.each([
     await repo.record("7", 5, "{}");
     await repo.heartbeat("A", 5_000);
     const claim = await repo.acquire("7", "A");
-    await repo.recordCall(5, 1, "first");
-    await repo.recordCall(5, 2, "second");
+    await repo.recordCall(5, 1, "first", true);
+    await repo.recordCall(5, 2, "second", false);
     expect([...(await repo.recordedCalls(5)).entries()]).toEqual([
       [1, "first"],
       [2, "second"],
