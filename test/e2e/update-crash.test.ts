@@ -7,7 +7,7 @@ import { keys } from "../../src/store/index.ts";
 import { testRedisUrl } from "../support/redis.ts";
 import { type SpawnedBot, spawnBot, stopAllBots } from "../support/spawn-bot.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
-import { nigerianRecipient, quoteFor } from "./payout-support.ts";
+import { buttons, nigerianRecipient, quoteFor } from "./payout-support.ts";
 
 const TESTNET_ADDRESS = "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx";
 
@@ -143,6 +143,8 @@ describe("an update in flight when the process is killed", () => {
     // while the interrupted quote's claim is still pending), never left in silence.
     const answer: Message = await user.nextMessage();
     expect(answer.text ?? "").not.toBe("");
+    // Either way the user can go on (Confirm on the card, or Try again / Change amount on the error screen).
+    expect(buttons(answer).length).toBeGreaterThan(0);
     await waitFor(() => sandbox.state.quotes.size > quotesBefore, "the delayed quote to be made");
     await tg.idle({ quietMs: 300, timeoutMs: 15_000 });
     // The interrupted request was never sent again.
