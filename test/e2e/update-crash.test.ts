@@ -105,7 +105,7 @@ describe("an update in flight when the process is killed", () => {
     expect(photo.photo?.length).toBeGreaterThan(0);
     expect(invoice.text).toMatch(/^lnbc|^lntb/);
     await tg.idle({ quietMs: 300, timeoutMs: 15_000 });
-    // Completed before the kill: recorded, not sent again (one "Confirmed" edit, one toast).
+    // Completed before the kill: recorded, not sent again (one "Confirmed" edit).
     expect(confirmedEdits()).toHaveLength(1);
     expect(tg.callsTo("sendPhoto").filter((call) => call.ok)).toHaveLength(1);
     expect(sandbox.state.quotes.size).toBe(quotesBefore);
