@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseRedisUrl } from "./store/connection.ts";
 
 /**
  * The whole runtime configuration, parsed once from the environment in main.ts.
@@ -90,7 +91,13 @@ export const configSchema = z
       emptyToUndefined,
       z
         .string()
-        .regex(/^rediss?:\/\//, "must start with redis:// or rediss://")
+        .superRefine((value, ctx) => {
+          try {
+            parseRedisUrl(value);
+          } catch (error) {
+            ctx.addIssue({ code: "custom", message: (error as Error).message });
+          }
+        })
         .optional(),
     ),
     ADMIN_CHAT_ID: z.preprocess(
