@@ -124,13 +124,13 @@ export interface TransactionRecord {
   updatedAt: number;
 }
 
-export type LinkOrderStatus = "PENDING" | "SETTLED" | "EXPIRED" | "FAILED";
+export type LinkOrderStatus = "PENDING" | "SETTLED" | "EXPIRED" | "FAILED" | "CANCELLED";
 
 export interface LinkOrderRecord {
   id: string;
   orderId: string;
   paymentLinkId: string;
-  paymentMethod: "BANKTRANSFER";
+  paymentMethod: PaymentMethod;
   status: LinkOrderStatus;
   createdAt: number;
   updatedAt: number;
@@ -147,7 +147,8 @@ export interface PaymentLinkRecord {
   settlementMethod: "ONCHAIN";
   speed: Speed;
   paymentCurrency: "NGN";
-  paymentMethods: ["BANKTRANSFER"];
+  /** BANKTRANSFER and/or LIGHTNING, in the order the merchant gave them. */
+  paymentMethods: PaymentMethod[];
   callbackUrl: string;
   status: "ACTIVE" | "INACTIVE" | "EXPIRED";
   beneficiaryId: string;

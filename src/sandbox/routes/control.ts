@@ -179,7 +179,7 @@ function stateSnapshot(core: Core) {
     prices: core.pricing.model,
     limits: core.limits,
     quotes: [...state.quotes.values()].map((quote) => ({
-      ...quoteView(core, quote, { listing: true }),
+      ...quoteView(core, quote),
       paid: quote.paidAt !== undefined,
       autopayout: quote.autopayout,
       speed: quote.speed ?? null,
