@@ -169,7 +169,7 @@ function cancelLinkOrder(core: Core, order: LinkOrderRecord): void {
  */
 export function onLinkOrderPaid(core: Core, quote: QuoteRecord): void {
   const link = quote.paymentLinkId ? core.state.paymentLinks.get(quote.paymentLinkId) : undefined;
-  if (!link || link.status !== "ACTIVE") return;
+  if (link?.status !== "ACTIVE") return;
   if (link.type === "RECURRING") {
     openLinkOrder(core, link, quote.paymentMethod);
     return;

@@ -66,6 +66,8 @@ export interface QuoteRecord {
   autopayout: boolean;
   beneficiary?: Beneficiary;
   paymentLinkId?: string;
+  /** Field names of the POST /quote body as the client sent it (shown by /_sandbox/state; e.g. was autopayout sent). */
+  requestFields?: string[];
   createdAt: number;
   updatedAt: number;
   expiresAt: number;

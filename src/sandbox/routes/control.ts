@@ -185,6 +185,7 @@ function stateSnapshot(core: Core) {
       speed: quote.speed ?? null,
       beneficiary: quote.beneficiary ?? null,
       paymentLinkId: quote.paymentLinkId ?? null,
+      requestFields: quote.requestFields ?? null,
     })),
     orders: [...state.orders.values()].map((order) => ({
       ...order,
