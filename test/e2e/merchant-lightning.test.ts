@@ -73,6 +73,9 @@ describe("merchant Lightning payment links", () => {
     await shop.nextPhoto();
     const link = await ops.stack.app.api.getPaymentLinkOrders(ref);
     expect(link.paymentMethods).toEqual(["BANKTRANSFER", "LIGHTNING"]);
+    await shop.send(`/link ${ref.slice(0, 8)}`);
+    const shown = await shop.nextMessage({ match: /Orders/ });
+    expect(shown.text).toMatch(/\d+-\d+ · PENDING · .+\n• \d+-\d+ · PENDING · .+ ⚡/);
 
     // The checkout page, key-less: details, a fresh invoice, then status polling.
     const details = await checkout(`/paymentlink/details?id=${ref}&paymentMethod=LIGHTNING`);
