@@ -87,6 +87,13 @@ export const configSchema = z
     PAYOUT_WEBHOOK_SECRET: optionalString,
     WEBHOOK_ALLOW_UNSIGNED: booleanFlag(false),
     BITCOIN_NETWORK: z.preprocess(emptyToUndefined, z.enum(["mainnet", "testnet", "signet"]).optional()),
+    PAYMENT_LINK_LIGHTNING: z.preprocess(
+      emptyToUndefined,
+      z
+        .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
+        .optional()
+        .transform((value) => (value === undefined ? undefined : ["true", "1", "yes"].includes(value))),
+    ),
     REDIS_URL: z.preprocess(
       emptyToUndefined,
       z
@@ -141,6 +148,12 @@ export const configSchema = z
         embeddedSandbox: sandboxEmbedded,
       },
       bitcoinNetwork: env.BITCOIN_NETWORK ?? (env.PAYOUT_ENV === "production" ? "mainnet" : "signet"),
+      /**
+       * Whether the account's payment links may take LIGHTNING as well as BANKTRANSFER. The spec lists bank
+       * transfer only; the real service accepts Lightning on some accounts, so it is on where the operator says so,
+       * and by default only against the sandbox (which always accepts it).
+       */
+      paymentLinkLightning: env.PAYMENT_LINK_LIGHTNING ?? env.PAYOUT_ENV === "sandbox",
       redisUrl: env.REDIS_URL,
       admin: { chatId: env.ADMIN_CHAT_ID, userIds: env.ADMIN_USER_IDS },
       lowBalanceAlerts: env.LOW_BALANCE_ALERTS,
