@@ -123,6 +123,7 @@ export const configSchema = z
     ),
     LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(["json", "pretty"]).optional()),
     PROCESS_ROLE: z.preprocess(emptyToUndefined, z.enum(["all", "web", "worker"]).default("all")),
+    TELEGRAM_THROTTLE: booleanFlag(true),
   })
   .transform((env) => {
     const local = !env.BOT_TOKEN;
@@ -136,6 +137,8 @@ export const configSchema = z
         apiRoot: env.TELEGRAM_API_ROOT,
         mode: env.BOT_MODE,
         webhookSecret: env.TELEGRAM_WEBHOOK_SECRET,
+        /** Outbound pacing to Telegram's flood limits; off only in front of an API without them (benches). */
+        throttle: env.TELEGRAM_THROTTLE,
       },
       http: { host: env.HOST, port: env.PORT, publicUrl: env.PUBLIC_URL },
       payout: {

@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     queueBackend: storage.kind === "memory" ? "memory" : "bullmq",
     payout,
     telegram: { token: runtimeConfig.telegram.token! },
+    telegramPolicy: { throttle: runtimeConfig.telegram.throttle },
     publicUrl: sandbox ? "self" : config.http.publicUrl,
   });
 
