@@ -56,7 +56,7 @@ export interface EventsPipelineDeps {
   allowUnsigned?: boolean;
   onAlert?: (alert: OpsAlert) => unknown;
   onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
-  /** Reconciler tick period (default 7 s). */
+  /** Reconciler tick period (default 1 s: on-chain withdrawals waiting for blocks are re-checked every 2 s). */
   reconcileEveryMs?: number;
   reconciler?: Partial<ReconcilerOptions>;
   /** After a non-final transition the reconciler re-checks the order this much later (default 60 s). */
@@ -88,6 +88,8 @@ export interface EventsPipeline {
   stats(): Promise<Record<string, Record<string, number>>>;
   /** Check one order against the API now (an ops "re-check" button); missed transitions go the usual way. */
   recheckOrder(orderId: string): Promise<CheckOutcome | "unknown_order">;
+  /** Check the on-chain withdrawals waiting for confirmations now (a block was just mined); returns how many. */
+  recheckPendingOnchain(): Promise<number>;
 }
 
 export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
@@ -119,6 +121,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     metrics: deps.metrics,
   });
 
+  const reconcilerOptions = { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler };
   const reconciler = createReconciler({
     redis: deps.redis,
     store: deps.store,
@@ -127,7 +130,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     logger,
     metrics: deps.metrics,
     now,
-    options: { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler },
+    options: reconcilerOptions,
   });
 
   let started = false;
@@ -181,6 +184,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         logger,
         now,
         followUpMs: deps.followUpMs ?? 60_000,
+        onchainPollMs: reconcilerOptions.onchainPollMs,
         paymentLinkHook: !!deps.onPaymentLinkEvent,
       });
       const deliver = createDeliveryProcessor({
@@ -200,7 +204,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         deliveries: deliver,
         reconcileTick: () => reconciler.tick(),
         deliveryConcurrency: deps.deliveryConcurrency ?? 16,
-        reconcileEveryMs: deps.reconcileEveryMs ?? 7_000,
+        reconcileEveryMs: deps.reconcileEveryMs ?? 1_000,
         onFailed,
         onError: (queue, error) => logger.error({ err: error, queue }, "worker error"),
       });
@@ -225,5 +229,6 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       const order = await deps.store.orders.get(orderId);
       return order ? reconciler.check(order) : "unknown_order";
     },
+    recheckPendingOnchain: () => reconciler.checkPendingOnchain(),
   };
 }

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics.ts";
-import { transitionFromApiState, wouldChange } from "../orders/mapping.ts";
+import { isPendingOnchain, transitionFromApiState, wouldChange } from "../orders/mapping.ts";
 import type { OrderRecord, Store } from "../store/index.ts";
 import type { IngestJobData } from "./ingest.ts";
 import { isNotFound } from "./ingest.ts";
@@ -13,7 +13,9 @@ import type { EventsPayoutApi } from "./types.ts";
  * The reconciler: a repeatable tick takes the open orders that are due (`orders:open` scores are "next check"
  * times, first the quote expiry), asks the API what really happened (GET /order, GET /transaction?orderId=) and
  * queues any missed transition on the ingest queue — the same transition + outbox + delivery path as webhooks, so
- * a lost webhook ends exactly like a delivered one. Still-open orders are pushed back with exponential backoff.
+ * a lost webhook ends exactly like a delivered one. Still-open orders are pushed back with exponential backoff,
+ * except on-chain withdrawals waiting for confirmations: no webhook carries the count, so they are looked at every
+ * `onchainPollMs` until they succeed or fail (each block reaches the card within seconds).
  */
 export interface ReconcilerOptions {
   /** Orders checked per tick. */
@@ -23,6 +25,8 @@ export interface ReconcilerOptions {
   maxBackoffMs: number;
   /** An unpaid order counts as expired this long after its expiry (clock skew, a payment in flight). */
   expiryGraceMs: number;
+  /** Re-check period of an on-chain withdrawal waiting for confirmations (the tick must run at least this often). */
+  onchainPollMs: number;
 }
 
 export const DEFAULT_RECONCILER_OPTIONS: ReconcilerOptions = {
@@ -30,6 +34,7 @@ export const DEFAULT_RECONCILER_OPTIONS: ReconcilerOptions = {
   baseBackoffMs: 15_000,
   maxBackoffMs: 10 * 60_000,
   expiryGraceMs: 30_000,
+  onchainPollMs: 2_000,
 };
 
 export interface ReconcilerDeps {
@@ -70,6 +75,7 @@ export function createReconciler(deps: ReconcilerDeps) {
   /** Check one order against the API now (also what an ops "re-check" button calls). */
   async function check(order: OrderRecord): Promise<CheckOutcome> {
     let outcome: CheckOutcome = "unchanged";
+    let pendingOnchain = isPendingOnchain(order);
     try {
       const [apiOrder, transactions] = await Promise.all([
         api.getOrder(order.orderId).catch(notFoundAs(undefined)),
@@ -82,6 +88,13 @@ export function createReconciler(deps: ReconcilerDeps) {
         now: deps.now(),
         expiryGraceMs: options.expiryGraceMs,
       });
+      if (transition?.stage) {
+        pendingOnchain ||= isPendingOnchain({
+          kind: order.kind,
+          stage: transition.stage,
+          confirmations: transition.confirmations ?? order.confirmations,
+        });
+      }
       if (transition && wouldChange(order, transition)) {
         await deps.ingest.add("reconcile", {
           kind: "reconcile",
@@ -103,8 +116,25 @@ export function createReconciler(deps: ReconcilerDeps) {
       logger.warn({ err: error, orderId: order.orderId }, "reconciler could not check order");
       outcome = "api_unavailable";
     }
-    await reschedule(order);
+    if (pendingOnchain && outcome !== "api_unavailable") {
+      // The fast lane: no backoff counter to bump, one ZADD XX (a finished order has left the set and stays out).
+      await store.orders.rescheduleOpen(order.orderId, deps.now() + options.onchainPollMs);
+    } else {
+      await reschedule(order);
+    }
     return outcome;
+  }
+
+  /** Check now the on-chain withdrawals waiting for confirmations (local mode's `:mine`: a block just appeared). */
+  async function checkPendingOnchain(): Promise<number> {
+    // They are always due within one poll period, so the next `onchainPollMs` of the schedule holds them all.
+    const soon = await store.orders.openOrdersDue(deps.now() + options.onchainPollMs, options.batchSize);
+    let checked = 0;
+    for (const order of soon.filter(isPendingOnchain)) {
+      await check(order);
+      checked += 1;
+    }
+    return checked;
   }
 
   async function reschedule(order: OrderRecord): Promise<void> {
@@ -127,7 +157,7 @@ export function createReconciler(deps: ReconcilerDeps) {
     await store.orders.rescheduleOpen(order.orderId, next);
   }
 
-  return { tick, check };
+  return { tick, check, checkPendingOnchain };
 }
 
 function notFoundAs<T>(value: T) {
