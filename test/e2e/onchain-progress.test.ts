@@ -1,5 +1,7 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventKeys } from "../../src/events/keys.ts";
+import { tryLock } from "../../src/events/lock.ts";
 import type { OrderRecord } from "../../src/store/index.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
@@ -30,6 +32,14 @@ async function buyAndPay(stack: Stack, user: UserDriver): Promise<{ card: Messag
   await stack.payBankTransfer(order.quoteId, order.pay.amount);
   await user.nextEdit(card, { match: /Confirmations: 0\/3/ });
   return { card, order };
+}
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** The confirmation count on every edit of the card, in the order the chat received them (repeats collapsed). */
@@ -90,5 +100,47 @@ describe("on-chain progress", () => {
     expect(countsSeen(user, card)).toEqual([0, 1, 2, 3]);
     // The order left the fast lane (and the open set) when it completed.
     expect(await stack.redis.zscore("orders:open", order.orderId)).toBeNull();
+  });
+  it("a late delivery still steps the card through every count it missed, in order", async () => {
+    const user = stack.tg.user({ id: 7604, first_name: "Zanele", language_code: "en" });
+    const { card, order } = await buyAndPay(stack, user);
+    await stack.tg.idle();
+    // Another worker holds the order's chat: the counts pile up in the outbox meanwhile.
+    const lock = await tryLock(stack.redis, eventKeys.orderLock(order.orderId));
+    expect(lock).toBeDefined();
+    try {
+      for (const count of [1, 2]) {
+        await mine(1);
+        await waitFor(async () => (await stack.app.store.orders.get(order.orderId))?.confirmations === count);
+      }
+      await mine(1);
+      await waitFor(async () => (await stack.app.store.orders.get(order.orderId))?.stage === "completed");
+    } finally {
+      await lock?.release();
+    }
+    await user.nextEdit(card, { match: /Completed[\s\S]*Confirmations: 3\/3/ });
+    expect(countsSeen(user, card)).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe("a block mined in local mode", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    // The tick is far away: only the explicit re-check (what the terminal's :mine calls) can show the block.
+    stack = await startStack({ reconcileEveryMs: 10 * 60_000 });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("is shown at once when the app is asked to re-check pending on-chain orders", async () => {
+    const user = stack.tg.user({ id: 7603, first_name: "Kofi", language_code: "en" });
+    const { card, order } = await buyAndPay(stack, user);
+    await stack.tg.idle();
+    await stack.mineBlocks(1);
+    expect(await stack.app.events.recheckPendingOnchain()).toBe(1);
+    await user.nextEdit(card, { match: /Confirmations: 1\/3/ });
+    // The count the re-check found is stored with the order.
+    expect((await stack.app.store.orders.get(order.orderId))?.confirmations).toBe(1);
   });
 });
