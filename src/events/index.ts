@@ -56,7 +56,10 @@ export interface EventsPipelineDeps {
   allowUnsigned?: boolean;
   onAlert?: (alert: OpsAlert) => unknown;
   onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
-  /** Reconciler tick period (default 1 s: on-chain withdrawals waiting for blocks are re-checked every 2 s). */
+  /**
+   * Reconciler tick period (default 7 s). A tick that finds on-chain withdrawals waiting for blocks keeps checking
+   * them (every 2 s each) until the next tick is due.
+   */
   reconcileEveryMs?: number;
   reconciler?: Partial<ReconcilerOptions>;
   /** After a non-final transition the reconciler re-checks the order this much later (default 60 s). */
@@ -122,6 +125,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
   });
 
   const reconcilerOptions = { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler };
+  const reconcileEveryMs = deps.reconcileEveryMs ?? 7_000;
   const reconciler = createReconciler({
     redis: deps.redis,
     store: deps.store,
@@ -202,9 +206,9 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       await queues.startWorkers({
         ingest,
         deliveries: deliver,
-        reconcileTick: () => reconciler.tick(),
+        reconcileTick: () => reconciler.tick(reconcileEveryMs - reconcilerOptions.stepMs),
         deliveryConcurrency: deps.deliveryConcurrency ?? 16,
-        reconcileEveryMs: deps.reconcileEveryMs ?? 1_000,
+        reconcileEveryMs,
         onFailed,
         onError: (queue, error) => logger.error({ err: error, queue }, "worker error"),
       });
@@ -214,6 +218,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     async stop() {
       if (stopped) return;
       stopped = true;
+      reconciler.stop();
       await queues.close(deps.stopGraceMs ?? 10_000);
       unregisterQueueSource?.();
       logger.info("events pipeline stopped");

@@ -15,7 +15,9 @@ import type { EventsPayoutApi } from "./types.ts";
  * queues any missed transition on the ingest queue — the same transition + outbox + delivery path as webhooks, so
  * a lost webhook ends exactly like a delivered one. Still-open orders are pushed back with exponential backoff,
  * except on-chain withdrawals waiting for confirmations: no webhook carries the count, so they are looked at every
- * `onchainPollMs` until they succeed or fail (each block reaches the card within seconds).
+ * `onchainPollMs` until they succeed or fail (each block reaches the card within seconds). A tick looks for due
+ * orders every `stepMs` until the next tick (one ZRANGEBYSCORE a step), so orders are checked when they are due
+ * while the tick itself (a BullMQ job, ~60 Redis commands) stays at its slow pace.
  */
 export interface ReconcilerOptions {
   /** Orders checked per tick. */
@@ -25,8 +27,10 @@ export interface ReconcilerOptions {
   maxBackoffMs: number;
   /** An unpaid order counts as expired this long after its expiry (clock skew, a payment in flight). */
   expiryGraceMs: number;
-  /** Re-check period of an on-chain withdrawal waiting for confirmations (the tick must run at least this often). */
+  /** Re-check period of an on-chain withdrawal waiting for confirmations. */
   onchainPollMs: number;
+  /** How often a tick looks for due orders until its budget (the time to the next tick) ends. */
+  stepMs: number;
 }
 
 export const DEFAULT_RECONCILER_OPTIONS: ReconcilerOptions = {
@@ -35,6 +39,7 @@ export const DEFAULT_RECONCILER_OPTIONS: ReconcilerOptions = {
   maxBackoffMs: 10 * 60_000,
   expiryGraceMs: 30_000,
   onchainPollMs: 2_000,
+  stepMs: 500,
 };
 
 export interface ReconcilerDeps {
@@ -59,17 +64,29 @@ export interface TickResult {
 export function createReconciler(deps: ReconcilerDeps) {
   const { store, api, logger, options } = deps;
 
-  async function tick(): Promise<TickResult> {
-    const due = await store.orders.openOrdersDue(deps.now(), options.batchSize);
+  let stopping = false;
+
+  /** One tick: the orders due now, then again every `stepMs` until `budgetMs` (the time to the next tick) runs out. */
+  async function tick(budgetMs = 0): Promise<TickResult> {
+    const deadline = Date.now() + budgetMs;
     const result: TickResult = { checked: 0, queued: 0, unavailable: 0 };
+    await pass(result);
+    while (!stopping && Date.now() + options.stepMs < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, options.stepMs));
+      await pass(result);
+    }
+    if (result.checked > 0) logger.debug(result, "reconciler tick");
+    return result;
+  }
+
+  async function pass(result: TickResult): Promise<void> {
+    const due = await store.orders.openOrdersDue(deps.now(), options.batchSize);
     for (const order of due) {
       const outcome = await check(order);
       result.checked += 1;
       if (outcome === "queued") result.queued += 1;
       if (outcome === "api_unavailable") result.unavailable += 1;
     }
-    if (result.checked > 0) logger.debug(result, "reconciler tick");
-    return result;
   }
 
   /** Check one order against the API now (also what an ops "re-check" button calls). */
@@ -157,7 +174,15 @@ export function createReconciler(deps: ReconcilerDeps) {
     await store.orders.rescheduleOpen(order.orderId, next);
   }
 
-  return { tick, check, checkPendingOnchain };
+  return {
+    tick,
+    check,
+    checkPendingOnchain,
+    /** Shutdown: a tick in its fast loop returns after the current step. */
+    stop() {
+      stopping = true;
+    },
+  };
 }
 
 function notFoundAs<T>(value: T) {

@@ -66,8 +66,8 @@ describe("on-chain progress", () => {
   };
 
   beforeAll(async () => {
-    // The production tick period (1 s) and on-chain poll (2 s), not the quick test tick.
-    stack = await startStack({ reconcileEveryMs: 1_000 });
+    // The production tick period (7 s, a tick keeps polling pending withdrawals every 2 s), not the quick test tick.
+    stack = await startStack({ reconcileEveryMs: 7_000 });
   });
   afterAll(async () => {
     await stack?.stop();
