@@ -54,7 +54,10 @@ describe("refunds of held sats", () => {
     });
 
   /** A payout to an account ending in 999, paid, failed at the sandbox: the card the user ends on. */
-  async function failedPayout(user: UserDriver, naira: string): Promise<{ order: OrderRecord; card: Message }> {
+  async function failedPayout(
+    user: UserDriver,
+    naira: string,
+  ): Promise<{ order: OrderRecord; card: Message }> {
     await nigerianRecipient(user, { account: "0123456999" });
     const quote = await quoteFor(user, naira);
     const placed = await orderOf(ops.stack, quote);
@@ -140,10 +143,7 @@ describe("refunds of held sats", () => {
     expect(refundCard.text).toContain(`To: alice@127.0.0.1`);
     await user.nextEdit(refundCard, { match: /Refunded\./ });
     expect(lnurl.requests).toEqual(
-      expect.arrayContaining([
-        "GET /.well-known/lnurlp/alice",
-        `GET /cb?amount=${order.pay.amount * 1000}`,
-      ]),
+      expect.arrayContaining(["GET /.well-known/lnurlp/alice", `GET /cb?amount=${order.pay.amount * 1000}`]),
     );
     expect(lnurl.invoices).toHaveLength(1);
     expect(refundWithdrawals(lnurl.invoices[0])).toHaveLength(1);
@@ -151,7 +151,12 @@ describe("refunds of held sats", () => {
   });
 
   it("a refund above the threshold waits for an admin's approval in the ops group", async () => {
-    const user = ops.stack.tg.user({ id: 9_103, first_name: "Chidi", username: "chidi", language_code: "en" });
+    const user = ops.stack.tg.user({
+      id: 9_103,
+      first_name: "Chidi",
+      username: "chidi",
+      language_code: "en",
+    });
     const { order, card } = await failedPayout(user, "40000");
     const amount = order.pay.amount;
     expect(amount).toBeGreaterThan(THRESHOLD_SATS);

@@ -109,12 +109,12 @@ async function getJson(url: URL, options: LnurlOptions): Promise<Record<string, 
   const { statusCode, headers, body } = response;
   if (statusCode !== 200) {
     // Redirects are not followed: a 3xx could send us to plain http or somewhere else entirely.
-    body.destroy();
+    discard(body);
     throw new LnurlError("http_status", String(statusCode));
   }
   const declared = Number(headers["content-length"]);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    body.destroy();
+    discard(body);
     throw new LnurlError("too_large", `${declared} bytes declared`);
   }
   const chunks: Buffer[] = [];
@@ -123,7 +123,7 @@ async function getJson(url: URL, options: LnurlOptions): Promise<Record<string, 
     for await (const chunk of body) {
       size += (chunk as Buffer).length;
       if (size > maxBytes) {
-        body.destroy();
+        discard(body);
         throw new LnurlError("too_large", `more than ${maxBytes} bytes`);
       }
       chunks.push(chunk as Buffer);
@@ -146,6 +146,12 @@ async function getJson(url: URL, options: LnurlOptions): Promise<Record<string, 
     throw new LnurlError("service_error");
   }
   return record;
+}
+
+/** Stop reading a body we will not use; the abort it causes is expected, not an error to report. */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on("error", () => undefined);
+  body.destroy();
 }
 
 function classifyNetworkError(error: unknown): LnurlError {
