@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alertKeys } from "../../src/bot/services/alerts.ts";
 import { encodeInvoice } from "../../src/sandbox/bolt11.ts";
 import type { OrderRecord } from "../../src/store/index.ts";
 import { type LnurlServer, startLnurlServer } from "../support/lnurl-server.ts";
@@ -190,5 +191,43 @@ describe("refunds of held sats", () => {
     expect((await ops.stack.app.store.refunds.get(order.orderId))?.state).toBe("paid");
     const actions = (await ops.stack.app.store.audit.recent(30)).map((entry) => entry.action);
     expect(actions).toEqual(expect.arrayContaining(["refund.request", "treasury.approved", "refund.status"]));
+  });
+
+  it("an uncertain withdrawal is never sent again: it is read back by the invoice's hash and settled", async () => {
+    const user = ops.stack.tg.user({ id: 9_104, first_name: "Kofi", language_code: "en" });
+    const { order, card } = await failedPayout(user, "2500");
+    const control = (path: string, body: unknown) =>
+      fetch(`${ops.stack.sandbox.origin}/_sandbox/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    // The withdrawal happens but its answer is a 500, and no webhook tells the bot afterwards.
+    expect((await control("account", { webhook: { isActive: false } })).ok).toBe(true);
+    expect((await control("faults", { endpoint: "POST /withdraw/btc", mode: "500-after" })).ok).toBe(true);
+    try {
+      await (await user.press(card, /Get my sats back/)).answer();
+      await user.nextMessage({ match: /Get your sats back/ });
+      const invoice = signetInvoice(order.pay.amount);
+      await user.send(invoice);
+      const refundCard = await user.nextMessage({ match: /Refund ·/ });
+      const uncertain = await user.nextEdit(refundCard, { match: /could not confirm/ });
+      expect(uncertain.text).toContain("it will not be sent twice. Questions: contact @payouts_help");
+      const stuck = await user.nextEdit(card, { match: /being checked/ });
+      expect(buttons(stuck)).toEqual([]);
+      expect(refundWithdrawals(invoice)).toHaveLength(1);
+      expect((await ops.stack.app.store.refunds.get(order.orderId))?.state).toBe("uncertain");
+
+      // The periodic ops check reads the withdrawal back by the payment hash: it was paid.
+      await ops.stack.redis.del(alertKeys.checkLock());
+      await ops.alerts.check();
+      await user.nextEdit(refundCard, { match: /Refunded\./ });
+      await user.nextMessage({ match: /Refund receipt/ });
+      expect(refundWithdrawals(invoice)).toHaveLength(1);
+      const actions = (await ops.stack.app.store.audit.recent(20)).map((entry) => entry.action);
+      expect(actions).toEqual(expect.arrayContaining(["refund.uncertain", "refund.status"]));
+    } finally {
+      await control("account", { webhook: { isActive: true } });
+    }
   });
 });

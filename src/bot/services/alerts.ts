@@ -7,7 +7,7 @@ import type { Metrics } from "../../metrics.ts";
 import type { BotDeps } from "../context.ts";
 import { ALERT_QUEUE_KEY, raiseAlert } from "./alert-queue.ts";
 import { type AnyAlert, alertButtons, alertLine, parseLowBalanceThresholds } from "./alerts-render.ts";
-import { syncRefundFromApproval } from "./refunds.ts";
+import { readBackRefund, syncRefundFromApproval } from "./refunds.ts";
 import { expireApprovals } from "./treasury.ts";
 import { namesFor, renderApprovalCard } from "./treasury-card.ts";
 
@@ -33,7 +33,7 @@ export function opsPortsOf(deps: BotDeps): OpsPorts {
 }
 
 export interface AlertsDeps extends Pick<BotDeps, "config" | "logger" | "redis" | "store" | "translator"> {
-  api: Pick<PayoutApi, "getWallets" | "ping" | "withdrawBtc">;
+  api: Pick<PayoutApi, "getWallets" | "ping" | "withdrawBtc" | "getTransactions">;
   /** grammY Api with the process's throttler and auto-retry. */
   telegram: Api;
   accountLanguage?: BotDeps["accountLanguage"];
@@ -208,8 +208,17 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     }
   }
 
-  /** Refunds still open (awaiting approval, paying, sent, uncertain) after REFUND_STUCK_MS: told to ops once. */
+  /**
+   * Refunds sent or uncertain are read back from the API (a lost webhook, an uncertain answer); those still open
+   * (awaiting approval, paying, sent, uncertain) after REFUND_STUCK_MS are told to ops once.
+   */
   async function checkRefunds(): Promise<void> {
+    const refundDeps = { ...deps, accountLanguage: deps.accountLanguage ?? { value: undefined } };
+    for (const refund of await deps.store.refunds.listOpen()) {
+      await readBackRefund(refundDeps, deps.telegram, refund).catch((error: unknown) =>
+        logger.warn({ err: error, orderId: refund.orderId }, "refund read-back failed"),
+      );
+    }
     for (const refund of await deps.store.refunds.listOpen(now() - REFUND_STUCK_MS)) {
       const fresh = await deps.redis.set(
         alertKeys.refundStuck(refund.orderId),

@@ -33,7 +33,7 @@ export type RefundDeps = Pick<
   BotDeps,
   "config" | "logger" | "redis" | "store" | "translator" | "accountLanguage"
 > & {
-  api: Pick<BotDeps["api"], "withdrawBtc">;
+  api: Pick<BotDeps["api"], "withdrawBtc" | "getTransactions">;
 };
 
 /** The invoice must stay payable long enough for the payment (and an approval) to happen. */
@@ -338,24 +338,59 @@ export async function onRefundWithdrawalEvent(
     (tx.hash ? await deps.store.refunds.findByTransaction(tx.hash) : undefined);
   if (!refund) return false;
   if (event.event !== "payment.sent" || tx.type !== "WITHDRAWAL") return true;
-  const from = ["awaiting_approval", "paying", "sent"] as const;
+  await settleRefund(deps, telegram, refund, {
+    id: tx.id,
+    status: tx.status,
+    failureReason: typeof tx.failureReason === "string" ? tx.failureReason : undefined,
+  });
+  return true;
+}
+
+/**
+ * What the provider says about the refund's withdrawal decides it: SUCCESS → paid, FAILED → failed (nothing left
+ * the wallet, so the user may try again). An uncertain refund is settled this way too — read back, never re-sent.
+ */
+async function settleRefund(
+  deps: RefundDeps,
+  telegram: Api,
+  refund: RefundRecord,
+  tx: { id: string; status: string; failureReason?: string | undefined },
+): Promise<void> {
+  const from = ["awaiting_approval", "paying", "sent", "uncertain"] as const;
   let moved: string | undefined;
-  if (tx.status === "SUCCESS")
+  if (tx.status === "SUCCESS") {
     moved = await deps.store.refunds.move(refund.orderId, from, "paid", { transactionId: tx.id });
-  else if (tx.status === "FAILED")
+  } else if (tx.status === "FAILED") {
     moved = await deps.store.refunds.move(refund.orderId, from, "failed", {
       transactionId: tx.id,
-      error: scrubText(typeof tx.failureReason === "string" ? tx.failureReason : "FAILED").slice(0, 200),
+      error: scrubText(tx.failureReason ?? "FAILED").slice(0, 200),
     });
-  if (moved === "ok") {
-    await deps.store.audit.record({
-      actor: "system",
-      action: "refund.status",
-      details: { orderId: refund.orderId, transactionId: tx.id, status: tx.status },
-    });
-    await publishRefund(deps, telegram, refund.orderId);
   }
-  return true;
+  if (moved !== "ok") return;
+  await deps.store.audit.record({
+    actor: "system",
+    action: "refund.status",
+    details: { orderId: refund.orderId, transactionId: tx.id, status: tx.status },
+  });
+  await publishRefund(deps, telegram, refund.orderId);
+}
+
+/**
+ * Read an unsettled refund's withdrawal back from the API by the invoice's payment hash (GET /transaction?hash=):
+ * the periodic ops check does this for refunds that are `sent` or `uncertain`, in case a webhook was lost. Nothing
+ * found leaves the refund as it is, for ops: an uncertain payment is never sent again.
+ */
+export async function readBackRefund(deps: RefundDeps, telegram: Api, refund: RefundRecord): Promise<void> {
+  if (!refund.paymentHash || (refund.state !== "sent" && refund.state !== "uncertain")) return;
+  const transactions = await deps.api.getTransactions({ hash: refund.paymentHash });
+  const withdrawal = transactions.find((tx) => tx.type === "WITHDRAWAL");
+  if (!withdrawal?.status) return;
+  const reason = (withdrawal as { failureReason?: unknown }).failureReason;
+  await settleRefund(deps, telegram, refund, {
+    id: withdrawal.id,
+    status: withdrawal.status,
+    failureReason: typeof reason === "string" ? reason : undefined,
+  });
 }
 
 /**
