@@ -234,7 +234,11 @@ async function requestApproval(
 ): Promise<void> {
   const chatId = deps.config.admin.chatId;
   if (chatId === undefined) {
+    // Nobody can approve it: say so on the card instead of leaving the user waiting forever. Nothing was sent.
     deps.logger.error({ orderId: refund.orderId }, "refund needs approval but no admin group is configured");
+    await deps.store.refunds.move(refund.orderId, ["awaiting_approval"], "failed", {
+      error: "approval needed, but no ops group is configured (ADMIN_CHAT_ID)",
+    });
     return;
   }
   const record = await requestWithdrawal(deps, {
