@@ -1,9 +1,11 @@
 import { escapeHtml } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
 import { refundableSats, renderRefundCard } from "../../../orders/index.ts";
+import type { OrderRecord, RefundRecord } from "../../../store/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
 import { cancelButton } from "../../keyboards/main-menu.ts";
 import {
+  type Destination,
   MAX_DESTINATION_LENGTH,
   openRefund,
   proceedRefund,
@@ -56,16 +58,8 @@ export async function refundFlow(conversation: FlowConversation, ctx: FlowContex
       resolveDestination(deps, text.trim(), { amountSats, now: Date.now() }),
     );
     if (destination.ok) {
-      const opened = await conversation.external(() =>
-        openRefund(deps, { order, destination, now: Date.now() }),
-      );
-      if (opened !== "opened") {
-        await current.reply(
-          current.t(`refund:exists.${opened === "not_refundable" ? "not_refundable" : "open"}`),
-        );
-        return;
-      }
-      break;
+      await submit(conversation, current, order, destination);
+      return;
     }
     await current.reply(
       current.t(`refund:problem.${destination.problem}`, {
@@ -75,21 +69,59 @@ export async function refundFlow(conversation: FlowConversation, ctx: FlowContex
       { parse_mode: "HTML" },
     );
   }
+}
 
-  const refund = await conversation.external(() => deps.store.refunds.get(order.orderId));
-  if (!refund) return;
-  const rendered = renderRefundCard(refund, current.t, current.locale, {
+/**
+ * The card goes out first, showing what is about to happen; then one external opens the refund and, if this caller
+ * opened it, pays or asks for approval. Opening and paying in the same external leaves no replay point between them.
+ */
+async function submit(
+  conversation: FlowConversation,
+  ctx: FlowContext,
+  order: OrderRecord,
+  destination: Extract<Destination, { ok: true }>,
+): Promise<void> {
+  const deps = ctx.deps;
+  const amountSats = refundableSats(order) ?? 0;
+  const now = await conversation.now();
+  const draft: RefundRecord = {
+    orderId: order.orderId,
+    state: amountSats > deps.config.refunds.approvalThresholdSats ? "awaiting_approval" : "paying",
+    userId: order.userId,
+    chatId: order.chatId,
+    amountSats,
+    destinationKind: destination.destinationKind,
+    destination: destination.destination,
+    invoice: destination.invoice,
+    invoiceExpiresAt: destination.expiresAt,
+    attempt: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const rendered = renderRefundCard(draft, ctx.t, ctx.locale, {
     corridor: order.corridor,
     supportUrl: deps.config.support.contact?.url,
   });
-  const card = await current.reply(rendered.text, {
+  const card = await ctx.reply(rendered.text, {
     parse_mode: "HTML",
     ...(rendered.keyboard ? { reply_markup: rendered.keyboard } : {}),
   });
-  const from = current.from;
-  const requesterName = from?.username ? `@${from.username}` : (from?.first_name ?? String(userId));
-  await conversation.external(async () => {
+  const from = ctx.from;
+  const requesterName = from?.username ? `@${from.username}` : (from?.first_name ?? String(order.userId));
+  const opened = await conversation.external(async () => {
+    const outcome = await openRefund(deps, { order, destination, now: Date.now() });
+    if (outcome !== "opened") return outcome;
     await deps.store.refunds.annotate(order.orderId, { cardMessageId: card.message_id });
-    await proceedRefund(deps, current.api, order.orderId, requesterName);
+    await proceedRefund(deps, ctx.api, order.orderId, requesterName);
+    return outcome;
   });
+  if (opened === "opened") return;
+  // Another refund got there first (a second process, a replay): this card was never a refund; say so on it.
+  await ctx.api
+    .editMessageText(
+      card.chat.id,
+      card.message_id,
+      ctx.t(`refund:exists.${opened === "not_refundable" ? "not_refundable" : "open"}`),
+    )
+    .catch(() => undefined);
 }
