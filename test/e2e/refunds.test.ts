@@ -193,6 +193,26 @@ describe("refunds of held sats", () => {
     expect(actions).toEqual(expect.arrayContaining(["refund.request", "treasury.approved", "refund.status"]));
   });
 
+  it("a rejected refund sends nothing and tells the user whom to contact", async () => {
+    const user = ops.stack.tg.user({ id: 9_105, first_name: "Zola", language_code: "en" });
+    const { order, card } = await failedPayout(user, "40000");
+    const before = refundWithdrawals().length;
+    await (await user.press(card, /Get my sats back/)).answer();
+    await user.nextMessage({ match: /Get your sats back/ });
+    await user.send(signetInvoice(order.pay.amount));
+    const refundCard = await user.nextMessage({ match: /Refund ·/ });
+    const request = await ops.group.nextMessage({
+      match: (message) => !!message.text?.includes(`Order ${order.orderId}: payout failed`),
+    });
+    await (await ops.group.press(ops.ben, request, "✖️ Reject")).answer();
+    const rejected = await user.nextEdit(refundCard, { match: /not approved/ });
+    expect(rejected.text).toContain("Please contact @payouts_help about this order");
+    const statusCard = await user.nextEdit(card, { match: /Refund of [\d,]+ sats: not approved/ });
+    expect(buttons(statusCard)).toEqual([]);
+    expect(refundWithdrawals()).toHaveLength(before);
+    expect((await ops.stack.app.store.refunds.get(order.orderId))?.state).toBe("rejected");
+  });
+
   it("an uncertain withdrawal is never sent again: it is read back by the invoice's hash and settled", async () => {
     const user = ops.stack.tg.user({ id: 9_104, first_name: "Kofi", language_code: "en" });
     const { order, card } = await failedPayout(user, "2500");
