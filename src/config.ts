@@ -65,7 +65,7 @@ const supportContact = z.preprocess(
     }),
 );
 
-export interface SupportContact {
+interface SupportContact {
   /** As shown in messages. */
   label: string;
   /** For a URL button (http(s) only: Telegram refuses other schemes); absent for an email address. */

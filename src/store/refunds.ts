@@ -16,7 +16,7 @@ import { LuaScript } from "./script.ts";
  * A `failed` or `expired` refund may be opened again with a new destination (nothing left the wallet); every other
  * state blocks a second refund of the same order.
  */
-export const REFUND_STATES = [
+const REFUND_STATES = [
   "awaiting_approval",
   "paying",
   "sent",

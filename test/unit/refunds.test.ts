@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LightningAddress } from "../../src/bot/services/lnurl.ts";
 import { LnurlError } from "../../src/bot/services/lnurl.ts";
-import { checkRefundInvoice, resolveDestination } from "../../src/bot/services/refunds.ts";
+import { checkRefundInvoice, resolveDestination } from "../../src/bot/services/refund-destination.ts";
 import { type DecodedInvoice, decodeLightningInvoice } from "../../src/bot/services/treasury.ts";
 import { ConfigError, loadConfig, parseSupportContact } from "../../src/config.ts";
 import { silentLogger } from "../../src/log/logger.ts";

@@ -7,10 +7,9 @@ import { cancelButton } from "../../keyboards/main-menu.ts";
 import {
   type Destination,
   MAX_DESTINATION_LENGTH,
-  openRefund,
-  proceedRefund,
   resolveDestination,
-} from "../../services/refunds.ts";
+} from "../../services/refund-destination.ts";
+import { openRefund, proceedRefund } from "../../services/refunds.ts";
 
 export const REFUND_CONVERSATION = "refund";
 
