@@ -4,8 +4,9 @@ import { bech32, hex, utf8 } from "@scure/base";
 
 /**
  * A small BOLT11 encoder: enough to issue real, signed, decodable signet invoices (`lntbs…`) for
- * Lightning quotes. Fields: timestamp, p (payment hash), s (payment secret), d (description),
- * x (expiry), c (min final CLTV), n (payee), 9 (features). Signed by the sandbox node key.
+ * Lightning quotes. Fields: timestamp, p (payment hash), s (payment secret), d (description) or h
+ * (description hash, as LNURL-pay invoices carry), x (expiry), c (min final CLTV), n (payee), 9 (features).
+ * Signed by the sandbox node key.
  */
 
 export interface InvoiceInput {
