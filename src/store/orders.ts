@@ -76,6 +76,15 @@ export const orderRecordSchema = z.object({
   failureReason: z.string().optional(),
   /** Saved-recipient id this order was sent to, if any. */
   recipientId: z.string().optional(),
+  /** The refund of held sats, as last noted (the refund record, `refund:<orderId>`, is the source of truth). */
+  refund: z
+    .object({
+      state: z.string(),
+      amountSats: z.number().int(),
+      transactionId: z.string().optional(),
+      updatedAt: z.string(),
+    })
+    .optional(),
 });
 export type OrderRecord = z.infer<typeof orderRecordSchema>;
 export type NewOrder = Omit<OrderRecord, "stage" | "createdAt" | "updatedAt"> & { stage?: OrderStage };
@@ -185,6 +194,22 @@ export class OrderRepository {
   ): Promise<OrderRecord | undefined> {
     const result = await this.mutate(orderId, (order) => ({ order: { ...order, ...patch }, changed: true }));
     return result?.order;
+  }
+
+  /**
+   * Note the refund's current state on the order (for /status, the card and the receipt); not a stage change.
+   * `changed` is true for exactly one caller per new state (compare-and-set), so what follows a state only once
+   * (an alert, the receipt) hangs on it.
+   */
+  async noteRefund(
+    orderId: string,
+    refund: NonNullable<OrderRecord["refund"]>,
+  ): Promise<{ order: OrderRecord; changed: boolean } | undefined> {
+    return this.mutate(orderId, (order) => {
+      const same =
+        order.refund?.state === refund.state && order.refund?.transactionId === refund.transactionId;
+      return same ? { order, changed: false } : { order: { ...order, refund }, changed: true };
+    });
   }
 
   /**
