@@ -9,6 +9,7 @@ import { createBot } from "./bot/create-bot.ts";
 import { allFeatures, type Feature } from "./bot/features/index.ts";
 import { createMerchantFeed } from "./bot/features/merchant/index.ts";
 import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
+import { onRefundWithdrawalEvent } from "./bot/services/refunds.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
 import type { Config } from "./config.ts";
 import {
@@ -111,7 +112,7 @@ export async function createBotDeps(
   const metrics = createMetrics({ defaultMetrics: config.nodeEnv === "production" });
   const api = createPayoutApi({ baseUrl: options.payout.baseUrl, apiKey: options.payout.apiKey, logger });
   const store = createStore(redis);
-  const translator = await createTranslator({ logger });
+  const translator = await createTranslator({ logger, supportContact: config.support.contact?.label });
   const accountLanguage = new AccountLanguage(
     async () => (await api.getUser()).account?.settings?.language,
     logger,
@@ -183,6 +184,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     onPaymentLinkEvent: async (event) => {
       await options.hooks?.onPaymentLinkEvent?.(event);
+      // A refund's withdrawal is not a merchant's traffic: it moves the refund and stops here.
+      if (await onRefundWithdrawalEvent(deps, bot.api, event)) return;
       await merchantFeed(event);
     },
   });

@@ -2,4 +2,5 @@ export * from "./callback-data.ts";
 export * from "./facts.ts";
 export * from "./mapping.ts";
 export * from "./receipt.ts";
+export * from "./refund.ts";
 export * from "./status-card.ts";

@@ -5,6 +5,7 @@ import { MerchantRepository } from "./merchants.ts";
 import { OrderRepository } from "./orders.ts";
 import { PaymentLinkRepository } from "./payment-links.ts";
 import { RecipientRepository } from "./recipients.ts";
+import { RefundRepository } from "./refunds.ts";
 import { SettingsRepository } from "./settings.ts";
 import { StatsRepository } from "./stats.ts";
 import { UpdateRepository } from "./updates.ts";
@@ -18,6 +19,7 @@ export * from "./merchants.ts";
 export * from "./orders.ts";
 export * from "./payment-links.ts";
 export * from "./recipients.ts";
+export * from "./refunds.ts";
 export * from "./script.ts";
 export * from "./settings.ts";
 export * from "./stats.ts";
@@ -32,6 +34,7 @@ export interface Store {
   merchants: MerchantRepository;
   paymentLinks: PaymentLinkRepository;
   approvals: ApprovalRepository;
+  refunds: RefundRepository;
   settings: SettingsRepository;
   stats: StatsRepository;
   /** The durable Telegram update inbox (src/updates). */
@@ -49,6 +52,7 @@ export function createStore(redis: Redis): Store {
     merchants: new MerchantRepository(redis, users),
     paymentLinks: new PaymentLinkRepository(redis),
     approvals: new ApprovalRepository(redis),
+    refunds: new RefundRepository(redis),
     settings: new SettingsRepository(redis),
     stats: new StatsRepository(redis, orders),
     updates: new UpdateRepository(redis),

@@ -192,8 +192,10 @@ describe("payout to a Nigerian bank account", () => {
     await (await tunde.press(invoice, /Simulate/)).answer();
     const failed = await tunde.nextEdit(status, { match: /Failed/ });
     expect(failed.text).toMatch(/transfer to the recipient failed/);
-    expect(failed.text).toMatch(/support will refund/);
-    expect(failed.text).toMatch(/contact support/);
+    expect(failed.text).toMatch(/held for you: tap “Get my sats back”/);
+    // No SUPPORT_CONTACT configured: the operator is named instead of a "support" nobody can reach.
+    expect(failed.text).toMatch(/when you contact the operator of this bot/);
+    expect(buttons(failed)).toEqual(["💸 Get my sats back"]);
   });
 
   it("bank search and account number: each bad input gets its message and the step goes on", async () => {

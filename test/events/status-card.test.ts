@@ -4,6 +4,7 @@ import { createTranslator, type TFunction } from "../../src/i18n/index.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import {
   parseOrderCallback,
+  refundCallbackData,
   renderNotification,
   renderQuoteExpired,
   renderReceipt,
@@ -195,11 +196,29 @@ describe("the status card", () => {
       orderId: "56188-2561",
     });
     const failure = renderStatusCard(failed!, t, "en-NG");
+    expect(failure.text).toMatch(/The 6,016 sats you paid is held for you: tap “Get my sats back”/);
     expect(failure.text).toMatch(
-      /The 6,016 sats you paid is held by the payment provider, and support will refund it/,
+      /Mention order <code>56188-2561<\/code> when you contact the operator of this bot/,
     );
-    expect(failure.text).toMatch(/Mention order <code>56188-2561<\/code> when you contact support/);
-    expect(failure.keyboard).toBeUndefined();
+    expect(failure.keyboard?.inline_keyboard).toEqual([
+      [{ text: "💸 Get my sats back", callback_data: "order:refund:56188-2561" }],
+    ]);
+    expect(parseOrderCallback("order:refund:56188-2561")).toEqual({
+      action: "refund",
+      orderId: "56188-2561",
+    });
+    // A refund under way or done: its line instead of the button; a failed one offers the button again.
+    const refunding = { ...failed!, refund: { state: "sent", amountSats: 6_016, updatedAt: base.updatedAt } };
+    const underWay = renderStatusCard(refunding, t, "en-NG");
+    expect(underWay.text).toMatch(/Refund of 6,016 sats: sent\./);
+    expect(underWay.keyboard).toBeUndefined();
+    const retry = renderStatusCard(
+      { ...refunding, refund: { ...refunding.refund, state: "failed" } },
+      t,
+      "en-NG",
+    );
+    expect(retry.text).toMatch(/Refund of 6,016 sats: failed, you can try again/);
+    expect(retry.keyboard?.inline_keyboard[0]?.[0]?.text).toBe("💸 Get my sats back");
     const lapsed = renderStatusCard(expired!, t, "en-NG");
     expect(lapsed.keyboard?.inline_keyboard[0]?.[0]).toMatchObject({
       callback_data: "order:requote:56188-2561",
@@ -239,13 +258,16 @@ describe("the status card", () => {
   it("uses callback data that fits Telegram's 64 bytes and parses back", () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{1,48}$/), (orderId) => {
-        const data = requoteCallbackData(orderId);
-        return Buffer.byteLength(data) <= 64 && parseOrderCallback(data)?.orderId === orderId;
+        return [requoteCallbackData(orderId), refundCallbackData(orderId)].every(
+          (data) => Buffer.byteLength(data) <= 64 && parseOrderCallback(data)?.orderId === orderId,
+        );
       }),
     );
     expect(() => requoteCallbackData("x".repeat(49))).toThrow(RangeError);
     expect(parseOrderCallback("order:requote:a:b")).toBeUndefined();
     expect(parseOrderCallback("order:other:1-2")).toBeUndefined();
+    expect(parseOrderCallback("order:refund:1-2:x")).toBeUndefined();
+    expect(parseOrderCallback("order:refund:1 2")).toBeUndefined();
     expect(parseOrderCallback("menu:main")).toBeUndefined();
   });
 });
