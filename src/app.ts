@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
-import type { Bot } from "grammy";
-import type { UserFromGetMe } from "grammy/types";
+import { type Bot, BotError } from "grammy";
+import type { Update, UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
 import { createPayoutApi, type PayoutApi } from "./api/index.ts";
 import { publishCommandMenus } from "./bot/commands.ts";
@@ -155,7 +155,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const inbox = createUpdateInbox({
     repo: store.updates,
     recorder,
-    handle: (update) => bot.handleUpdate(update),
+    handle: (update) => handleWithCatch(bot, update),
     logger,
     registry: metrics.registry,
     lease: config.telegram.updateLease,
@@ -289,4 +289,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
   };
   return app;
+}
+
+/**
+ * `bot.handleUpdate` throws middleware errors as BotError and leaves bot.catch to its callers (bot.start and the
+ * runner call it): so does the inbox. An error bot.catch handled counts as handled; anything else stays in the inbox.
+ */
+async function handleWithCatch(bot: Bot<BotContext>, update: Update): Promise<void> {
+  try {
+    await bot.handleUpdate(update);
+  } catch (error) {
+    if (!(error instanceof BotError)) throw error;
+    await bot.errorHandler(error as BotError<BotContext>);
+  }
 }

@@ -208,4 +208,25 @@ describe("the update inbox", () => {
     expect(sent).toHaveLength(5);
     expect((await repo.recordedCalls(77)).size).toBe(3);
   });
+
+  it("answers an expired callback query's toast as done, so a late re-handled press still does its step", async () => {
+    const repo = new UpdateRepository(redis, 60_000);
+    const recorder = createCallRecorder(repo, logger, async () => ({
+      status: 400,
+      json: async () => ({
+        ok: false,
+        error_code: 400,
+        description: "Bad Request: query is too old and response timeout expired or query ID is invalid",
+      }),
+    }));
+    const answer = await recorder.run(88, 2, async () =>
+      (await recorder.fetch("http://telegram/bot1:x/answerCallbackQuery")).json(),
+    );
+    expect(answer).toEqual({ ok: true, result: true });
+    // Other failures stay failures.
+    const other = await recorder.run(89, 1, async () =>
+      (await recorder.fetch("http://telegram/bot1:x/sendMessage")).json(),
+    );
+    expect(other).toMatchObject({ ok: false, error_code: 400 });
+  });
 });
