@@ -3,3 +3,4 @@ export * from "./facts.ts";
 export * from "./mapping.ts";
 export * from "./receipt.ts";
 export * from "./status-card.ts";
+export * from "./quote-math.ts";
