@@ -69,6 +69,9 @@ async function main(): Promise<void> {
     payout,
     telegram: { token: runtimeConfig.telegram.token! },
     publicUrl: sandbox ? "self" : config.http.publicUrl,
+    // One clock: the embedded sandbox's (its `:advance` moves what the bot sees too); a real API's is tracked
+    // from its Date headers.
+    ...(sandbox ? { now: () => sandbox!.now() } : {}),
   });
 
   let shuttingDown = false;

@@ -4,9 +4,9 @@ import { quoteSchema } from "../../src/api/schemas/quote.ts";
 import { type FiatCurrencyCode, formatMoney, parseAmount } from "../../src/money/index.ts";
 import {
   fiatAtRate,
+  type QuoteSide,
   quoteAmounts,
   quoteBreakdown,
-  type QuoteSide,
   SATS_PER_BTC,
 } from "../../src/orders/quote-math.ts";
 
@@ -48,7 +48,9 @@ const rawQuote = fc
   })
   .map((g) => {
     const { corridor } = g;
-    const mid = Math.round(corridor.midPerBtc[0] + g.midFraction * (corridor.midPerBtc[1] - corridor.midPerBtc[0]));
+    const mid = Math.round(
+      corridor.midPerBtc[0] + g.midFraction * (corridor.midPerBtc[1] - corridor.midPerBtc[0]),
+    );
     // The fiat equivalent of the sats at the user's rate (mid minus the spread).
     const fiat = Math.max(1, Math.floor((g.sats * mid * (1 - g.spreadBp / 10_000)) / 1e8));
     let pay: number;
@@ -77,7 +79,8 @@ const rawQuote = fc
       expiry: "2026-01-01T00:05:00.000Z",
       invoice: "lnbc1",
     };
-    if (g.asString.total !== "absent") json.totalAmountInSourceCurrency = value(pay, g.asString.total === "string");
+    if (g.asString.total !== "absent")
+      json.totalAmountInSourceCurrency = value(pay, g.asString.total === "string");
     switch (g.feeShape) {
       case "none":
         break;
@@ -142,7 +145,8 @@ describe("quote arithmetic (every corridor, amount range and fee shape)", () => 
             currency: corridor.source,
             locale,
           });
-          if (!parsed.ok) throw new Error(`could not read back ${formatMoney(minor, corridor.source, locale)}`);
+          if (!parsed.ok)
+            throw new Error(`could not read back ${formatMoney(minor, corridor.source, locale)}`);
           return parsed.minor;
         };
         expect(read(b.exchanged) + read(b.fee)).toBe(read(b.pay));
@@ -164,7 +168,13 @@ describe("quote arithmetic (every corridor, amount range and fee shape)", () => 
       }),
       "pay_btc",
     );
-    expect(ng).toEqual({ pay: 6016, exchanged: 5957, fee: 59, receive: 1_000_000, ratePerBtc: 16_786_973_309 });
+    expect(ng).toEqual({
+      pay: 6016,
+      exchanged: 5957,
+      fee: 59,
+      receive: 1_000_000,
+      ratePerBtc: 16_786_973_309,
+    });
     // NGN→BTC over bank transfer: ₦8,445.40 with ₦46.24 fee buys 5,000 sats.
     const buy = quoteBreakdown(
       quoteAmounts({
@@ -175,7 +185,13 @@ describe("quote arithmetic (every corridor, amount range and fee shape)", () => 
       }),
       "receive_btc",
     );
-    expect(buy).toEqual({ pay: 844_540, exchanged: 839_916, fee: 4624, receive: 5000, ratePerBtc: 16_798_320_000 });
+    expect(buy).toEqual({
+      pay: 844_540,
+      exchanged: 839_916,
+      fee: 4624,
+      receive: 5000,
+      ratePerBtc: 16_798_320_000,
+    });
     // The card the issue describes: ₦5,000 for 3,378 sats with a 34-sat fee.
     const issue = quoteBreakdown({ pay: 3378, fee: 34, receive: 500_000 }, "pay_btc");
     expect(issue.exchanged + issue.fee).toBe(3378);

@@ -8,6 +8,7 @@ import { payoutConfirmData, payoutSaveData, payoutSimulateData } from "../callba
 import type { BotContext, FlowContext } from "../context.ts";
 import { PAYOUT_CONVERSATION, type PayoutArgs, payoutFlow } from "../conversations/payout/index.ts";
 import { describeApiError } from "../helpers/api-errors.ts";
+import { replyQuoteExpired } from "../helpers/quote-expired.ts";
 import { methodOf } from "../services/payout-recipient.ts";
 import type { Feature } from "./types.ts";
 
@@ -80,6 +81,13 @@ export function payoutComposer(): Composer<BotContext> {
     if (order.stage !== "awaiting_payment") {
       await ctx.answerCallbackQuery({ text: ctx.t("payout:simulate.not_open") });
       await dropPressedButton(ctx);
+      return;
+    }
+    if (deps.now() >= Date.parse(order.expiresAt)) {
+      // Past the quote's deadline on the API's clock: the API would refuse it; say so in our words, no call.
+      await ctx.answerCallbackQuery();
+      await dropPressedButton(ctx);
+      await replyQuoteExpired(ctx, order);
       return;
     }
     await ctx.answerCallbackQuery({ text: ctx.t("payout:simulate.started") });
