@@ -103,7 +103,6 @@ export function quoteKeyboard(t: TFunction, orderId: string): InlineKeyboard {
   ]);
 }
 
-/** An expired quote card: only a new quote (or cancel). */
 /** Under a quote past its deadline: "New quote" (the same button the pipeline puts on expired cards) or Cancel. */
 export function expiredQuoteKeyboard(t: TFunction, orderId: string): InlineKeyboard {
   return InlineKeyboard.from([
