@@ -241,6 +241,61 @@ describe("one clock: deadlines from the API's expiry, on the API's clock", () =>
   });
 });
 
+describe("when a flow ends, its screens stop looking live", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("/cancel on a quote card: the card says cancelled, keeps no buttons, and never turns into 'expired'", async () => {
+    const user = stack.tg.user({ id: 7631, first_name: "Uche" });
+    await nigerianRecipient(user);
+    const card = await quoteFor(user, "5000");
+    const order = await orderOf(stack, card);
+    await user.send("/cancel");
+    await user.nextMessage({ match: /Cancelled/ });
+    const retired = await user.nextEdit(card, { match: /Quote cancelled/ });
+    expect(buttons(retired)).toEqual([]);
+    expect(await stack.app.store.orders.get(order.orderId)).toMatchObject({
+      stage: "expired",
+      failureReason: "cancelled",
+    });
+    await stack.advanceClock(SIX_MINUTES);
+    await stack.tg.idle({ quietMs: 1_000 });
+    expect(current(user, card).text).toContain("Quote cancelled");
+  });
+
+  it("a newer /send retires the older quote card", async () => {
+    const user = stack.tg.user({ id: 7632, first_name: "Tunde" });
+    await nigerianRecipient(user);
+    const older = await quoteFor(user, "5000");
+    await startSend(user);
+    const retired = await user.nextEdit(older, { match: /Quote cancelled/ });
+    expect(buttons(retired)).toEqual([]);
+  });
+
+  it("a confirmed purchase that expires: its quote card loses the copy buttons of the old pay-in account", async () => {
+    const user = stack.tg.user({ id: 7633, first_name: "Bola" });
+    await user.send("/buy");
+    await user.nextMessage({ match: "Step 1 of 3" });
+    await user.send("tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx");
+    const speed = await user.nextMessage({ match: "Step 2 of 3" });
+    await (await user.press(speed, /Fast/)).answer();
+    await user.nextMessage({ match: "Step 3 of 3" });
+    await user.send("20,000");
+    const card = await user.nextMessage({ match: "Your bitcoin quote" });
+    await (await user.press(card, "✅ Confirm")).answer();
+    const status = await user.nextMessage({ match: "Bitcoin purchase" });
+    // Bank-transfer quotes live 10 minutes.
+    await stack.advanceClock(11 * 60_000);
+    await user.nextEdit(status, { match: /Quote expired/ });
+    await expect.poll(() => buttons(current(user, card))).toEqual([]);
+  });
+});
+
 describe("past the deadline, before the reconciler has looked", () => {
   let stack: Stack;
   beforeAll(async () => {

@@ -76,7 +76,7 @@ describe("API validation messages reach users only as our translated words", () 
       detail: "validation 400",
       apiMessage: "Invalid quote ID",
     });
-    for (const language of ["en", "fr", "es", "sw", "yo", "ig", "ha", "pcm", "ak", "zu"]) {
+    for (const language of ["en", "fr", "es", "sw", "yo", "ig", "ha", "pcm", "ak", "zu"] as const) {
       const { text, retryable } = describeApiError(error, translator.t(language));
       expect(text).not.toMatch(/Invalid quote ID|quote:api/);
       expect(text.length).toBeGreaterThan(20);

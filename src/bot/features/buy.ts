@@ -11,11 +11,12 @@ import { confirmKey } from "../conversations/buy/confirm-step.ts";
 import { BUY_CONVERSATION_ID, type BuyArgs, buyFlow } from "../conversations/buy/index.ts";
 import { isSpeed } from "../conversations/buy/shared.ts";
 import { describeApiError } from "../helpers/api-errors.ts";
+import { leaveFlows } from "../helpers/leave-flows.ts";
 import { replyQuoteExpired } from "../helpers/quote-expired.ts";
 import type { Feature } from "./types.ts";
 
 async function enterBuy(ctx: BotContext, args?: BuyArgs): Promise<void> {
-  if (Object.keys(await ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
+  await leaveFlows(ctx);
   await ctx.conversation.enter(BUY_CONVERSATION_ID, args);
 }
 

@@ -8,6 +8,7 @@ import { payoutConfirmData, payoutSaveData, payoutSimulateData } from "../callba
 import type { BotContext, FlowContext } from "../context.ts";
 import { PAYOUT_CONVERSATION, type PayoutArgs, payoutFlow } from "../conversations/payout/index.ts";
 import { describeApiError } from "../helpers/api-errors.ts";
+import { leaveFlows } from "../helpers/leave-flows.ts";
 import { replyQuoteExpired } from "../helpers/quote-expired.ts";
 import { methodOf } from "../services/payout-recipient.ts";
 import type { Feature } from "./types.ts";
@@ -32,7 +33,7 @@ export function payoutFeature(): Feature {
  * parallel: whatever flow was open gives way to this one.
  */
 export async function enterPayout(ctx: BotContext, args?: PayoutArgs): Promise<void> {
-  if (Object.keys(await ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
+  await leaveFlows(ctx);
   await ctx.conversation.enter(PAYOUT_CONVERSATION, args);
 }
 
