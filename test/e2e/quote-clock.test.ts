@@ -342,6 +342,36 @@ describe("past the deadline, before the reconciler has looked", () => {
     }
   });
 
+  it("buy: Confirm after the deadline turns the card into 'expired' with New quote, no API call", async () => {
+    const user = stack.tg.user({ id: 7623, first_name: "Kemi" });
+    await user.send("/buy");
+    await user.nextMessage({ match: "Step 1 of 3" });
+    await user.send("tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx");
+    const speed = await user.nextMessage({ match: "Step 2 of 3" });
+    await (await user.press(speed, /Fast/)).answer();
+    await user.nextMessage({ match: "Step 3 of 3" });
+    await user.send("20,000");
+    const card = await user.nextMessage({ match: "Your bitcoin quote" });
+    const order = await latestOrder(stack, user.id);
+    await stack.advanceClock(11 * 60_000);
+    const createQuote = vi.spyOn(stack.app.api, "createQuote");
+    try {
+      const answer = await (await user.press(card, "✅ Confirm")).answer();
+      expect(answer.text).toBe("This quote has expired.");
+      const expired = await user.nextEdit(card, { match: /This quote expired/ });
+      expect(expired.text).toContain(
+        `This quote expired at ${formatClock(Date.parse(order.expiresAt), LOCALE, "NG")}`,
+      );
+      expect(buttons(expired)).toEqual(["🔁 New quote"]);
+      await stack.tg.idle({ quietMs: 300 });
+      expect(user.messages().some((message) => /Bitcoin purchase/.test(message.text ?? ""))).toBe(false);
+      expect(createQuote).not.toHaveBeenCalled();
+      expect((await stack.app.store.orders.get(order.orderId))?.confirmedAt).toBeUndefined();
+    } finally {
+      createQuote.mockRestore();
+    }
+  });
+
   it("🧪 Simulate payment after the deadline answers in our words, with New quote and no API call", async () => {
     const user = stack.tg.user({ id: 7622, first_name: "Chiamaka" });
     await nigerianRecipient(user);
