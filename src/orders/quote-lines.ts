@@ -9,7 +9,7 @@ interface Money {
   currency: string;
 }
 
-export interface PaidMoney {
+interface PaidMoney {
   pay: Money;
   fee: Money;
   receive: Money;
@@ -22,7 +22,7 @@ function format(amount: number, currency: string, locale: string): string {
 }
 
 /** The breakdown of what is paid (bitcoin on one side: sats paid for local money, or naira paid for sats). */
-export function breakdownOf(money: PaidMoney): QuoteBreakdown {
+function breakdownOf(money: PaidMoney): QuoteBreakdown {
   const side = money.receive.currency === "BTCSAT" ? "receive_btc" : "pay_btc";
   return quoteBreakdown(
     { pay: money.pay.amount, fee: money.fee.amount, receive: money.receive.amount },

@@ -164,7 +164,7 @@ export async function quoteAndConfirm(
       continue;
     }
     if (!confirmed.value.ok) {
-      // Past its time on our clock, or the reconciler already expired it: never hand out a stale invoice.
+      // Past its deadline on the API's clock, or the reconciler already expired it: never hand out a stale invoice.
       await io.call("supersede", (deps) => supersede(deps, orderId));
       await io.show(
         () =>
