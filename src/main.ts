@@ -72,6 +72,9 @@ async function main(): Promise<void> {
     telegram: { token: runtimeConfig.telegram.token! },
     telegramPolicy: { throttle: runtimeConfig.telegram.throttle },
     publicUrl: sandbox ? "self" : config.http.publicUrl,
+    // One clock: the embedded sandbox's (its `:advance` moves what the bot sees too); a real API's is tracked
+    // from its Date headers.
+    ...(sandbox ? { now: () => sandbox!.now() } : {}),
   });
 
   let shuttingDown = false;

@@ -94,6 +94,9 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
         }
         order = await notifier.showStatus(order, view);
       }
+      // A confirmed quote that expired: its quote card (a purchase keeps copy buttons for the pay-in account)
+      // must not look payable any more.
+      if (order.stage === "expired" && order.confirmedAt) await notifier.clearQuoteButtons(order);
       for (const entry of entries) {
         if (entry.notify && !(entry.stage === "expired" && unconfirmedExpiry)) {
           await notifier.notify(order, entry.stage, view);
