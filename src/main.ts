@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import pino from "pino";
 import { type App, createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { EnvFileError, loadEnvFile } from "./env-file.ts";
 import { redisServerAvailable, startPrivateRedis } from "./local/redis-server.ts";
 import type { TelegramEmulator } from "./local/telegram-emulator/index.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
@@ -97,9 +98,11 @@ async function main(): Promise<void> {
 
 function readConfig(): Config {
   try {
+    // .env in the working directory, when there is one; the real environment wins over it.
+    loadEnvFile();
     return loadConfig(process.env);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof EnvFileError) {
       process.stderr.write(`${error.message}\nSee .env.example for every variable.\n`);
       process.exit(1);
     }
