@@ -7,7 +7,12 @@ import { EnvFileError, loadEnvFile } from "./env-file.ts";
 import { redisServerAvailable, startPrivateRedis } from "./local/redis-server.ts";
 import type { TelegramEmulator } from "./local/telegram-emulator/index.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
+import { connectDependency, DependencyError, originOf } from "./ops/dependencies.ts";
 import type { Sandbox } from "./sandbox/index.ts";
+
+/** From SIGTERM to exit at most; /readyz answers 503 for the first DRAIN_MS of it. */
+const SHUTDOWN_LIMIT_MS = 8_000;
+const DRAIN_MS = 1_000;
 
 /** Process wiring only: config → logger → redis → payout API (or embedded sandbox) → bot → HTTP → shutdown. */
 async function main(): Promise<void> {
@@ -25,6 +30,7 @@ async function main(): Promise<void> {
       : // Lazy: production never loads the in-memory stand-in.
         await (await import("./local/memory-redis.ts")).createMemoryRedis();
   cleanups.unshift(() => redis.quit());
+  if (storage.kind === "redis") await connectRedis(redis, storage.url, logger);
 
   let sandbox: Sandbox | undefined;
   let payout = {
@@ -70,6 +76,7 @@ async function main(): Promise<void> {
     payout,
     telegram: { token: runtimeConfig.telegram.token! },
     publicUrl: sandbox ? "self" : config.http.publicUrl,
+    drainMs: DRAIN_MS,
   });
 
   let shuttingDown = false;
@@ -77,7 +84,11 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     logger.info({ reason }, "shutting down");
-    const force = setTimeout(() => process.exit(1), 15_000);
+    // Inside Docker's default 10 s stop timeout (and Kubernetes' 30 s grace): exit on our own terms, not SIGKILL.
+    const force = setTimeout(() => {
+      logger.error({ afterMs: SHUTDOWN_LIMIT_MS }, "shutdown did not finish in time: forcing exit");
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS);
     force.unref();
     try {
       await app.stop();
@@ -93,6 +104,30 @@ async function main(): Promise<void> {
   await app.start();
   if (local && emulator) {
     local.attachTerminal({ app, emulator, sandbox, onQuit: () => shutdown("quit") });
+  }
+}
+
+/** Waits for Redis, logging each failed try with ioredis's last connection error (ioredis retries on its own). */
+async function connectRedis(redis: Redis, url: string, logger: Logger): Promise<void> {
+  let lastError: unknown;
+  const onError = (error: unknown) => {
+    lastError = error;
+  };
+  redis.on("error", onError);
+  try {
+    await connectDependency({
+      name: "redis",
+      target: originOf(url),
+      logger,
+      attempt: async () => {
+        const timeout = new Promise((_, reject) =>
+          setTimeout(() => reject(lastError ?? new Error("no answer within 2 s")), 2_000).unref(),
+        );
+        await Promise.race([redis.ping(), timeout]);
+      },
+    });
+  } finally {
+    redis.off("error", onError);
   }
 }
 
@@ -154,6 +189,10 @@ async function resolveStorage(
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof DependencyError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`Fatal: ${(error as Error)?.stack ?? String(error)}\n`);
   process.exit(1);
 });

@@ -41,6 +41,14 @@ export interface CallSpec<T> {
   attempts?: number;
 }
 
+/** One HTTP request to the payout API, as seen by an observer (metrics): every attempt, retries included. */
+export interface PayoutApiCall {
+  /** The route template, never an id: "POST /quote", "GET /order" (ids travel in the query). */
+  endpoint: string;
+  outcome: "ok" | PayoutApiErrorKind;
+  seconds: number;
+}
+
 export interface TransportOptions {
   baseUrl: string;
   apiKey: string;
@@ -49,6 +57,8 @@ export interface TransportOptions {
   retry: RetryPolicy;
   connections: number;
   keepAliveMs: number;
+  /** Told about every request once its outcome is known; must not throw. */
+  observe?: (call: PayoutApiCall) => void;
 }
 
 interface Answer {
@@ -101,6 +111,7 @@ export class HttpTransport {
         const answer = await this.send(spec);
         const result = this.interpret(answer, spec, endpoint);
         const durationMs = Math.round(performance.now() - started);
+        this.observe(endpoint, "ok", started);
         this.options.logger.debug(
           { endpoint, status: answer.status, durationMs, attempt },
           "payout api call",
@@ -108,6 +119,7 @@ export class HttpTransport {
         return result;
       } catch (caught) {
         const error = caught instanceof PayoutApiError ? caught : this.transportError(caught, spec, endpoint);
+        this.observe(endpoint, error.kind, started);
         const retryInMs = attempt < attempts ? this.retryDelay(error, spec, attempt) : undefined;
         this.options.logger.debug(
           {
@@ -128,6 +140,10 @@ export class HttpTransport {
         }
       }
     }
+  }
+
+  private observe(endpoint: string, outcome: PayoutApiCall["outcome"], started: number): void {
+    this.options.observe?.({ endpoint, outcome, seconds: (performance.now() - started) / 1000 });
   }
 
   async close(): Promise<void> {

@@ -125,7 +125,6 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     api: deps.api,
     ingest: queues.ingest,
     logger,
-    metrics: deps.metrics,
     now,
     options: { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler },
   });
