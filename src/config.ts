@@ -109,6 +109,20 @@ export const configSchema = z
     ),
     LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(["json", "pretty"]).optional()),
     PROCESS_ROLE: z.preprocess(emptyToUndefined, z.enum(["all", "web", "worker"]).default("all")),
+    USER_RATE_LIMIT: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^(off|\d+\/\d+s?)$/i, 'must be "<updates>/<seconds>" (e.g. 20/10) or "off"')
+        .default("20/10")
+        .transform((value) => {
+          const match = /^(\d+)\/(\d+)/.exec(value);
+          if (!match) return undefined;
+          return { updates: Number(match[1]), windowMs: Number(match[2]) * 1000 };
+        })
+        .refine((limit) => !limit || (limit.updates > 0 && limit.windowMs > 0), "must be positive"),
+    ),
   })
   .transform((env) => {
     const local = !env.BOT_TOKEN;
@@ -142,6 +156,8 @@ export const configSchema = z
        * workers. worker: queue workers and the reconciler (HTTP for health and metrics only), no updates.
        */
       processRole: env.PROCESS_ROLE,
+      /** Per-user incoming updates per window (USER_RATE_LIMIT); undefined = off. */
+      incomingLimit: env.USER_RATE_LIMIT,
       log: {
         level: env.LOG_LEVEL,
         pretty: env.LOG_FORMAT ? env.LOG_FORMAT === "pretty" : env.NODE_ENV !== "production",

@@ -13,4 +13,5 @@ export const keys = {
   recipientByToken: (token: string) => `recipient:token:${token}`,
   audit: () => "audit",
   idempotency: (scope: string, key: string) => `idem:${scope}:${key}`,
+  incomingLimit: (userId: number) => `ratelimit:in:${userId}`,
 } as const;
