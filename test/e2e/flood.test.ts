@@ -5,7 +5,8 @@ import { type Stack, startStack } from "../support/stack.ts";
 import { pressAndEdit, startSend, typeAndRead } from "./payout-support.ts";
 
 /**
- * Incoming flood control (USER_RATE_LIMIT, default 20 updates per 10 s per user): a user flooding the bot gets one
+ * Incoming flood control at its production default (USER_RATE_LIMIT 20 updates per 10 s per user; the other e2e
+ * files turn it off): a user flooding the bot gets one
  * notice and at most the limit's worth of work — here, name enquiries against the payout API — while other users
  * are served as usual.
  */
@@ -29,6 +30,7 @@ describe("incoming flood control", () => {
       },
     });
     stack = await startStack({
+      env: { USER_RATE_LIMIT: `${LIMIT}/10` },
       sandbox: { port: 0, logger: createLogger({ level: "debug", pretty: false, destination }) },
     });
   });

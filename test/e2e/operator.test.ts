@@ -145,8 +145,14 @@ describe("the bot process (spawned)", () => {
   });
 
   it("names an unreachable Telegram at once, with the reason and the next try", async () => {
+    const spawned = performance.now();
     const bot = spawnBot({ env: env({ TELEGRAM_API_ROOT: "http://127.0.0.1:9" }) });
     const line = await bot.waitForLog(/telegram: cannot reach/, { timeoutMs: 30_000 });
+    const listening = bot.logs().find((logged) => logged.msg === "http server listening");
+    console.info(
+      `operator: first telegram line ${Math.round(performance.now() - spawned)} ms after spawn, ` +
+        `${Number(line.time) - Number(listening?.time)} ms after the HTTP server listened`,
+    );
     expect(line.msg).toBe(
       "telegram: cannot reach http://127.0.0.1:9 (ECONNREFUSED), retrying in 2 s (attempt 1)",
     );
