@@ -158,7 +158,7 @@ describe("the bot process (spawned)", () => {
     );
     expect(line.raw).not.toContain(tg.token);
     expect(
-      bot.logs().some((logged) => logged.msg === "redis: connected to redis://127.0.0.1:" + redisPort()),
+      bot.logs().some((logged) => logged.msg === `redis: connected to redis://127.0.0.1:${redisPort()}`),
     ).toBe(true);
     const exit = await bot.kill("SIGTERM");
     expect(exit.forced).toBe(false);
