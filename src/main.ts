@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import pino from "pino";
 import { type App, createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
@@ -9,6 +9,7 @@ import type { TelegramEmulator } from "./local/telegram-emulator/index.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
 import { connectDependency, DependencyError, originOf } from "./ops/dependencies.ts";
 import type { Sandbox } from "./sandbox/index.ts";
+import { connectRedis } from "./store/connection.ts";
 
 /** From SIGTERM to exit at most; /readyz answers 503 for the first DRAIN_MS of it. */
 const SHUTDOWN_LIMIT_MS = 8_000;
@@ -26,11 +27,13 @@ async function main(): Promise<void> {
   const storage = await resolveStorage(config, logger, cleanups);
   const redis =
     storage.kind === "redis"
-      ? new Redis(storage.url, { maxRetriesPerRequest: null })
+      ? connectRedis(storage.url)
       : // Lazy: production never loads the in-memory stand-in.
         await (await import("./local/memory-redis.ts")).createMemoryRedis();
+  // ioredis reconnects by itself (through the Sentinels too); say so instead of letting it print to stderr.
+  redis.on("error", (error: Error) => logger.warn({ err: error }, "redis connection error; reconnecting"));
   cleanups.unshift(() => redis.quit());
-  if (storage.kind === "redis") await connectRedis(redis, storage.url, logger);
+  if (storage.kind === "redis") await waitForRedis(redis, storage.url, logger);
 
   let sandbox: Sandbox | undefined;
   let payout = {
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
     queueBackend: storage.kind === "memory" ? "memory" : "bullmq",
     payout,
     telegram: { token: runtimeConfig.telegram.token! },
+    telegramPolicy: { throttle: runtimeConfig.telegram.throttle },
     publicUrl: sandbox ? "self" : config.http.publicUrl,
     drainMs: DRAIN_MS,
   });
@@ -108,7 +112,7 @@ async function main(): Promise<void> {
 }
 
 /** Waits for Redis, logging each failed try with ioredis's last connection error (ioredis retries on its own). */
-async function connectRedis(redis: Redis, url: string, logger: Logger): Promise<void> {
+async function waitForRedis(redis: Redis, url: string, logger: Logger): Promise<void> {
   let lastError: unknown;
   const onError = (error: unknown) => {
     lastError = error;

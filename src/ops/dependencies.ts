@@ -70,12 +70,8 @@ export function reasonOf(error: unknown): string {
   return message.slice(0, 120);
 }
 
-/** A URL without credentials or path secrets, for logs: scheme, host and port only (redis:// too). */
+/** A URL without credentials, path or query, for logs: scheme and host(s) only (redis:// and redis+sentinel:// too). */
 export function originOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}`;
-  } catch {
-    return "(invalid URL)";
-  }
+  const match = /^([a-z][a-z0-9+.-]*:)\/\/(?:[^@/?#]*@)?([^/?#]*)/i.exec(url.trim());
+  return match ? `${match[1]}//${match[2]}` : "(invalid URL)";
 }

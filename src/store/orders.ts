@@ -93,6 +93,8 @@ export interface TransitionResult {
   /** False when the transition was stale (lower stage, fewer confirmations) or a duplicate. */
   changed: boolean;
   previousStage: OrderStage;
+  /** The confirmation count before the transition (on-chain orders), so every block in between can be shown. */
+  previousConfirmations?: number;
 }
 
 /** Orders live for 90 days after their last change; history keeps the newest 500 per user. */
@@ -191,8 +193,10 @@ export class OrderRepository {
    */
   async transition(orderId: string, update: OrderTransition): Promise<TransitionResult | undefined> {
     let previousStage: OrderStage = "awaiting_payment";
+    let previousConfirmations: number | undefined;
     const result = await this.mutate(orderId, (order) => {
       previousStage = order.stage;
+      previousConfirmations = order.confirmations;
       const next = { ...order };
       let changed = false;
       if (update.stage && update.stage !== order.stage) {
@@ -219,7 +223,11 @@ export class OrderRepository {
       return { order: next, changed };
     });
     if (!result) return undefined;
-    return { ...result, previousStage };
+    return {
+      ...result,
+      previousStage,
+      ...(previousConfirmations === undefined ? {} : { previousConfirmations }),
+    };
   }
 
   /**

@@ -11,6 +11,7 @@ import {
 } from "../../src/local/telegram-emulator/index.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
+import { connectRedis } from "../../src/store/connection.ts";
 import { testRedisUrl } from "./redis.ts";
 
 /**
@@ -39,6 +40,8 @@ export interface StackOptions {
    * (TEST_MEMORY_STORE=1 makes it the default, to run any e2e file on the fallback).
    */
   memory?: boolean;
+  /** Another Redis than this worker's test database (e.g. a `redis+sentinel://` set), connected as main.ts does. */
+  redisUrl?: string;
 }
 
 export interface Stack {
@@ -58,7 +61,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const memory = options.memory ?? process.env.TEST_MEMORY_STORE === "1";
   const redis = memory
     ? await createMemoryRedis()
-    : new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    : options.redisUrl
+      ? connectRedis(options.redisUrl)
+      : new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   if (!options.keepData) await redis.flushdb();
   const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent", pretty: false });
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
