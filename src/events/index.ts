@@ -132,7 +132,6 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     api: deps.api,
     ingest: queues.ingest,
     logger,
-    metrics: deps.metrics,
     now,
     options: reconcilerOptions,
   });

@@ -13,6 +13,7 @@ import { UserRepository } from "./users.ts";
 export * from "./approvals.ts";
 export * from "./audit.ts";
 export * from "./idempotency.ts";
+export * from "./incoming-limit.ts";
 export * from "./keys.ts";
 export * from "./merchants.ts";
 export * from "./orders.ts";

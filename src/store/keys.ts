@@ -16,4 +16,5 @@ export const keys = {
   refundsOpen: () => "refunds:open",
   refundByTransaction: (transactionId: string) => `refund:tx:${transactionId}`,
   idempotency: (scope: string, key: string) => `idem:${scope}:${key}`,
+  incomingLimit: (userId: number) => `ratelimit:in:${userId}`,
 } as const;
