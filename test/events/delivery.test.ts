@@ -129,6 +129,29 @@ describe("exactly once, in order", () => {
     expect(total("malformed")).toBe(3);
   });
 
+  it("a validly signed body nested 30,000 levels deep is refused with 400, counted malformed, never queued", async () => {
+    const placed = await h.placeOrder({ corridor: "NG", userId: 3010 });
+    const [received] = await payCapturingWebhooks(placed, 1);
+    const malformed = async () =>
+      (await h.metrics.webhookEvents.get()).values
+        .filter((value) => value.labels.outcome === "malformed")
+        .reduce((sum, value) => sum + value.value, 0);
+    const before = await malformed();
+    const levels = 30_000;
+    const deep = `${"[".repeat(levels)}${"]".repeat(levels)}`;
+    // A real event with a deep extra field (the shape check alone would let it through), and a bare deep array.
+    const bodies = [received!.replace(/}$/, `,"extra":${deep}}`), deep];
+    for (const body of bodies) {
+      const answer = await post(body, signed(body));
+      expect(answer.status).toBe(400);
+    }
+    // Brackets inside strings are not nesting: a real event with a long bracket string still goes through.
+    const harmless = received!.replace(/}$/, `,"note":"${"[".repeat(levels)}"}`);
+    expect((await post(harmless, signed(harmless))).status).toBe(200);
+    expect((await malformed()) - before).toBe(2);
+    await eventually(async () => (await stageOf(placed.order.orderId)) === "payment_received", "accepted");
+  });
+
   it("events queued while no worker runs are delivered once by the next process", async () => {
     const first = await h.placeOrder({ corridor: "ZA", userId: 3004 });
     const second = await h.placeOrder({ corridor: "KE", userId: 3005 });
