@@ -5,7 +5,7 @@ import type { RawRequestHandler, ReadinessCheck } from "../http/server.ts";
 import type { LanguageCode, Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics.ts";
-import type { Store, UserRecord } from "../store/index.ts";
+import { ProcessRegistry, type Store, type UserRecord } from "../store/index.ts";
 import { EventDeduper } from "./dedupe.ts";
 import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
 import { createIngestProcessor, type IngestJobData, webhookEventRefs } from "./ingest.ts";
@@ -69,6 +69,11 @@ export interface EventsPipelineDeps {
   queuePrefix?: string;
   /** Clock for expiry and reconciler scheduling (tests move it forward). */
   now?: () => number;
+  /**
+   * This process's heartbeat (shared with other parts of the process when given). Without one the pipeline keeps
+   * its own. Delivery locks name it, so a restarted or sibling process takes over a dead one's locks at once.
+   */
+  processes?: ProcessRegistry;
   /** How long stop() waits for jobs in flight before forcing the workers closed. Default 10 s. */
   stopGraceMs?: number;
 }
@@ -104,6 +109,8 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
           onConnectionError: (error) => logger.warn({ err: error }, "queue redis connection error"),
         });
   const outbox = new Outbox(deps.redis);
+  const ownsRegistry = !deps.processes;
+  const processes = deps.processes ?? new ProcessRegistry(deps.redis);
   const unregisterQueueSource = deps.metrics?.setQueueSource(() => queues.counts());
 
   const webhookHandler = createWebhookReceiver({
@@ -166,6 +173,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       if (started) return;
       if (stopped) throw new Error("events pipeline was stopped; create a new one");
       started = true;
+      if (ownsRegistry) await processes.start();
       const notifier = new Notifier({
         telegram: deps.telegram,
         store: deps.store,
@@ -194,6 +202,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         logger,
         onAlert: deps.onAlert,
         onPaymentLinkEvent: deps.onPaymentLinkEvent,
+        processes,
       });
       await queues.startWorkers({
         ingest,
@@ -211,6 +220,8 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       if (stopped) return;
       stopped = true;
       await queues.close(deps.stopGraceMs ?? 10_000);
+      // After the workers: a lock still held until now must not look abandoned while its job finishes.
+      if (ownsRegistry && started) await processes.stop().catch(() => undefined);
       unregisterQueueSource?.();
       logger.info("events pipeline stopped");
     },

@@ -16,6 +16,7 @@ export * from "./keys.ts";
 export * from "./merchants.ts";
 export * from "./orders.ts";
 export * from "./payment-links.ts";
+export * from "./processes.ts";
 export * from "./recipients.ts";
 export * from "./script.ts";
 export * from "./settings.ts";

@@ -13,4 +13,6 @@ export const keys = {
   recipientByToken: (token: string) => `recipient:token:${token}`,
   audit: () => "audit",
   idempotency: (scope: string, key: string) => `idem:${scope}:${key}`,
+  /** Heartbeat of a running bot process (short TTL, renewed while it lives); locks name their owner by this id. */
+  process: (processId: string) => `process:${processId}`,
 } as const;
