@@ -27,7 +27,7 @@ import type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
 export { dedupeIdentity } from "./dedupe.ts";
 export { QUEUE_NAMES } from "./keys.ts";
 export { UnreachableUserError } from "./notifier.ts";
-export type { DeadLetter } from "./queue.ts";
+export { type DeadLetter, RetryLaterError } from "./queue.ts";
 export { ensureWebhookRegistered, type RegistrationAction } from "./registration.ts";
 export { checkWebhookSignature, signWebhookBody } from "./signature.ts";
 export type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
