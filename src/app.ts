@@ -9,6 +9,7 @@ import type { BotContext, BotDeps } from "./bot/context.ts";
 import { createBot } from "./bot/create-bot.ts";
 import { allFeatures, type Feature } from "./bot/features/index.ts";
 import { createMerchantFeed } from "./bot/features/merchant/index.ts";
+import { createDeliverMissing } from "./bot/features/recovery/index.ts";
 import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
 import type { Config } from "./config.ts";
@@ -161,6 +162,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await options.hooks?.onPaymentLinkEvent?.(event);
       await merchantFeed(event);
     },
+    deliverMissing: createDeliverMissing({ ...deps, telegram: bot.api }),
   });
   deps.ops = events;
 

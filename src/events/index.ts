@@ -22,12 +22,19 @@ import {
   DEFAULT_RECONCILER_OPTIONS,
   type ReconcilerOptions,
 } from "./reconciler.ts";
+import {
+  createRecoverySweep,
+  DEFAULT_RECOVERY_OPTIONS,
+  type DeliverMissing,
+  type RecoveryOptions,
+} from "./recovery.ts";
 import type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 export { dedupeIdentity } from "./dedupe.ts";
 export { QUEUE_NAMES } from "./keys.ts";
 export { UnreachableUserError } from "./notifier.ts";
 export { type DeadLetter, RetryLaterError } from "./queue.ts";
+export type { DeliverMissing, RecoveredMessages } from "./recovery.ts";
 export { ensureWebhookRegistered, type RegistrationAction } from "./registration.ts";
 export { checkWebhookSignature, signWebhookBody } from "./signature.ts";
 export type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
@@ -56,6 +63,12 @@ export interface EventsPipelineDeps {
   allowUnsigned?: boolean;
   onAlert?: (alert: OpsAlert) => unknown;
   onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
+  /**
+   * Sends a confirmed order's missing invoice / status card (the bot renders them). With it, the recovery sweep
+   * runs at start and on every reconciler tick (src/events/recovery.ts).
+   */
+  deliverMissing?: DeliverMissing;
+  recovery?: Partial<RecoveryOptions>;
   /** Reconciler tick period (default 7 s). */
   reconcileEveryMs?: number;
   reconciler?: Partial<ReconcilerOptions>;
@@ -137,6 +150,24 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     options: { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler },
   });
 
+  const deliverMissing = deps.deliverMissing;
+  const recovery = deliverMissing
+    ? createRecoverySweep({
+        store: deps.store,
+        deliver: deliverMissing,
+        logger,
+        now,
+        options: { ...DEFAULT_RECOVERY_OPTIONS, ...deps.recovery },
+      })
+    : undefined;
+  const sweep = async () => {
+    try {
+      await recovery?.sweep();
+    } catch (error) {
+      logger.warn({ err: error }, "recovery sweep failed; the next tick tries again");
+    }
+  };
+
   let started = false;
   let stopped = false;
 
@@ -207,13 +238,19 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       await queues.startWorkers({
         ingest,
         deliveries: deliver,
-        reconcileTick: () => reconciler.tick(),
+        reconcileTick: async () => {
+          const outcome = await reconciler.tick();
+          await sweep();
+          return outcome;
+        },
         deliveryConcurrency: deps.deliveryConcurrency ?? 16,
         reconcileEveryMs: deps.reconcileEveryMs ?? 7_000,
         onFailed,
         onError: (queue, error) => logger.error({ err: error, queue }, "worker error"),
       });
       logger.info({ backend: queues.kind, prefix }, "events pipeline started");
+      // Orders a previous process confirmed but died before delivering: at once, not at the first tick.
+      void sweep();
     },
 
     async stop() {

@@ -58,7 +58,9 @@ async function start(): Promise<SpawnedBot> {
 }
 
 describe("a bot process killed while payout events arrive", () => {
-  it("a restarted process takes over at once: every notification lands, none twice", { timeout: 60_000 }, async () => {
+  it("a restarted process takes over at once: every notification lands, none twice", {
+    timeout: 60_000,
+  }, async () => {
     const first = await start();
     const placed: PlacedOrder[] = [];
     for (const userId of [9101, 9102, 9103, 9104]) {
