@@ -7,13 +7,7 @@ export {
   type PayoutApiErrorKind,
 } from "./errors.ts";
 export { DEFAULT_TIMEOUTS, type HttpTimeouts } from "./http.ts";
-export {
-  createQuoteOnce,
-  findQuoteByReference,
-  type QuoteOnceOptions,
-  type QuoteOnceResult,
-  type QuoteReader,
-} from "./quote-once.ts";
+export { createQuoteOnce } from "./quote-once.ts";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts";
 export * from "./schemas/beneficiary.ts";
 export { list, minorAmount, opt, rate } from "./schemas/common.ts";

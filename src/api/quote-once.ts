@@ -76,7 +76,7 @@ export async function createQuoteOnce(
 }
 
 /** The quote carrying `reference` in GET /order/all, or undefined when the API lists none. */
-export async function findQuoteByReference(
+async function findQuoteByReference(
   api: Pick<QuoteReader, "listOrders">,
   reference: string,
 ): Promise<Quote | undefined> {

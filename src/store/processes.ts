@@ -56,10 +56,6 @@ export class ProcessRegistry {
     await this.redis.del(keys.process(this.id));
   }
 
-  async isAlive(processId: string): Promise<boolean> {
-    return (await this.redis.exists(keys.process(processId))) === 1;
-  }
-
   private async beat(): Promise<void> {
     await this.redis.set(keys.process(this.id), String(Date.now()), "PX", this.ttlMs);
   }
