@@ -35,13 +35,13 @@ export interface BullmqBackendOptions {
  * worker each `stalledInterval`, at most once per interval per queue thanks to its `stalled-check` key) marks every
  * active job, and on its next run moves back to wait the marked ones whose `<job>:lock` is gone; a live worker
  * renews its locks every lockDuration / 2 and unmarks them. So a job of a killed worker is back within about
- * lockDuration + stalledInterval (≈ 5.5 s here; BullMQ's defaults make that a minute). The cost is one small script
- * per queue per interval and one lock renewal per worker every 2 s; the risk is a live worker whose event loop is
+ * lockDuration + 2 × stalledInterval (≈ 5 s here, usually less; BullMQ's defaults make that a minute). The cost is one small script
+ * per queue per interval and one lock renewal per worker every 1.5 s; the risk is a live worker whose event loop is
  * blocked longer than lockDuration being taken for dead, so its job runs twice — every processor here is idempotent
  * (monotonic transitions, the outbox cursor under the order lock), and maxStalledCount 3 keeps such a job from
  * being failed for it.
  */
-export const STALLED_RECOVERY = { lockDuration: 4_000, stalledInterval: 1_500, maxStalledCount: 3 } as const;
+export const STALLED_RECOVERY = { lockDuration: 3_000, stalledInterval: 1_000, maxStalledCount: 3 } as const;
 
 /** Retention per queue: what stays in Redis after a job ends. */
 const RETENTION: Record<"ingest" | "deliveries" | "reconcile", DefaultJobOptions> = {
