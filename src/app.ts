@@ -10,6 +10,7 @@ import type { BotContext, BotDeps } from "./bot/context.ts";
 import { createBot } from "./bot/create-bot.ts";
 import { allFeatures, type Feature } from "./bot/features/index.ts";
 import { createMerchantFeed } from "./bot/features/merchant/index.ts";
+import { createDeliverMissing } from "./bot/features/recovery/index.ts";
 import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
 import { onRefundWithdrawalEvent } from "./bot/services/refunds.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
@@ -185,6 +186,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (await onRefundWithdrawalEvent(deps, bot.api, event)) return;
       await merchantFeed(event);
     },
+    deliverMissing: createDeliverMissing({ ...deps, telegram: bot.api }),
   });
   deps.ops = events;
 

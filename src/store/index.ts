@@ -18,6 +18,7 @@ export * from "./keys.ts";
 export * from "./merchants.ts";
 export * from "./orders.ts";
 export * from "./payment-links.ts";
+export * from "./processes.ts";
 export * from "./recipients.ts";
 export * from "./refunds.ts";
 export * from "./script.ts";
