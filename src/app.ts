@@ -1,13 +1,15 @@
 import { createHmac } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type Bot, BotError } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
-import { createPayoutApi, type PayoutApi } from "./api/index.ts";
+import { createPayoutApi, type PayoutApi, ServerClock } from "./api/index.ts";
 import { publishCommandMenus } from "./bot/commands.ts";
 import type { BotContext, BotDeps } from "./bot/context.ts";
 import { createBot } from "./bot/create-bot.ts";
 import { allFeatures, type Feature } from "./bot/features/index.ts";
 import { createMerchantFeed } from "./bot/features/merchant/index.ts";
+import { createDeliverMissing } from "./bot/features/recovery/index.ts";
 import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
 import { onRefundWithdrawalEvent } from "./bot/services/refunds.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
@@ -24,7 +26,10 @@ import { AccountLanguage } from "./i18n/account-language.ts";
 import { createTranslator, type Translator } from "./i18n/index.ts";
 import { languageResolver } from "./i18n/language-of.ts";
 import type { Logger } from "./log/logger.ts";
-import { createMetrics, type Metrics } from "./metrics.ts";
+import { createMetrics, type Metrics, observePayoutApi } from "./metrics.ts";
+import { connectTelegram } from "./ops/connect-telegram.ts";
+import { originOf } from "./ops/dependencies.ts";
+import { createPayoutProbe } from "./ops/payout-probe.ts";
 import { createStore, type Store } from "./store/index.ts";
 import {
   ALLOWED_UPDATES,
@@ -59,7 +64,10 @@ export interface AppOptions {
   publicUrl?: string | "self";
   features?: (deps: BotDeps) => Feature[];
   reconcileEveryMs?: number;
-  /** Clock for expiry and reconciliation (tests pass the sandbox clock). */
+  /**
+   * The payout API's clock, for deadlines, expiry and reconciliation: the embedded sandbox's clock (local mode,
+   * tests). Without it the API's clock is tracked from its responses' Date headers (ServerClock).
+   */
   now?: () => number;
   /** How often the account language setting is re-read (default 5 min). */
   accountRefreshMs?: number;
@@ -67,6 +75,11 @@ export interface AppOptions {
   alertFlushMs?: number;
   /** Chats whose updates this process handles at once (default 32). */
   updateConcurrency?: number;
+  /**
+   * On stop, how long /readyz answers 503 while everything else still serves, so a load balancer stops sending
+   * traffic before the server closes (main: 1 s; default 0 for in-process tests).
+   */
+  drainMs?: number;
   /** Extra observers of ops alerts and merchant events (tests). */
   hooks?: {
     onAlert?: (alert: OpsAlert) => unknown;
@@ -106,11 +119,19 @@ export interface BotParts {
 }
 
 export async function createBotDeps(
-  options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy">,
+  options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy" | "now">,
 ): Promise<BotParts> {
   const { config, logger, redis } = options;
-  const metrics = createMetrics({ defaultMetrics: config.nodeEnv === "production" });
-  const api = createPayoutApi({ baseUrl: options.payout.baseUrl, apiKey: options.payout.apiKey, logger });
+  const metrics = createMetrics({ defaultMetrics: true });
+  const serverClock = options.now ? undefined : new ServerClock();
+  const now = options.now ?? (() => serverClock!.now());
+  const api = createPayoutApi({
+    baseUrl: options.payout.baseUrl,
+    apiKey: options.payout.apiKey,
+    logger,
+    ...(serverClock ? { clock: serverClock } : {}),
+    observe: observePayoutApi(metrics),
+  });
   const store = createStore(redis);
   const translator = await createTranslator({ logger, supportContact: config.support.contact?.label });
   const accountLanguage = new AccountLanguage(
@@ -129,6 +150,7 @@ export async function createBotDeps(
     store,
     translator,
     accountLanguage,
+    now,
     hooks: {
       onUpdateHandled: (type, seconds) => {
         metrics.updatesHandled.inc({ type });
@@ -177,7 +199,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     webhookSecret: options.payout.webhookSecret,
     allowUnsigned: config.payout.allowUnsignedWebhooks,
     reconcileEveryMs: options.reconcileEveryMs,
-    now: options.now,
+    now: deps.now,
     onAlert: async (alert) => {
       await options.hooks?.onAlert?.(alert);
       await alerts.onAlert(alert);
@@ -188,6 +210,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (await onRefundWithdrawalEvent(deps, bot.api, event)) return;
       await merchantFeed(event);
     },
+    deliverMissing: createDeliverMissing({ ...deps, telegram: bot.api }),
   });
   deps.ops = events;
 
@@ -199,8 +222,16 @@ export async function createApp(options: AppOptions): Promise<App> {
     // The tap records the last webhook (for /health) and raises signature-failure alerts. A worker process
     // (PROCESS_ROLE=worker) serves health and metrics only: webhooks go to the web processes.
     payoutWebhook: role === "worker" ? undefined : alerts.tapWebhook(events.webhookHandler),
-    readiness: [...events.readiness, { name: "payout_api", check: () => api.ping() }],
+    // Ready = this process can take traffic (Redis, queues). The payout API is not in it: when the provider is
+    // down the bot still answers ("paused") — its health is in /health and payoutbot_payout_api_up.
+    readiness: [...events.readiness],
     metrics: metrics.registry,
+  });
+  const payoutProbe = createPayoutProbe({
+    ping: () => api.ping(),
+    up: metrics.payoutApiUp,
+    logger,
+    target: originOf(options.payout.baseUrl),
   });
 
   let poller: Poller | undefined;
@@ -219,6 +250,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     deps,
     inbox,
     async start() {
+      payoutProbe.start();
       await accountLanguage.refresh();
       accountLanguage.start(options.accountRefreshMs);
       const { url } = await http.start();
@@ -243,6 +275,9 @@ export async function createApp(options: AppOptions): Promise<App> {
         );
       }
 
+      if (!bot.isInited()) {
+        bot.botInfo = await connectTelegram({ token: options.telegram.token, config, logger });
+      }
       await bot.init();
       const menus = { privateExtra: [] as string[], adminGroup: [] as string[] };
       for (const feature of options.features ? options.features(deps) : allFeatures(deps)) {
@@ -278,9 +313,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     async stop() {
       if (stopped) return;
       stopped = true;
+      http.beginDraining();
+      payoutProbe.stop();
       accountLanguage.stop();
       await poller?.stop();
-      await http.stop(5_000);
+      if (options.drainMs) await sleep(options.drainMs);
+      await http.stop(2_000);
       await inbox.stop();
       await alerts.stop();
       await events.stop();

@@ -1,7 +1,13 @@
 import type { z } from "zod";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { PayoutApiError } from "./errors.ts";
-import { type CallSpec, DEFAULT_TIMEOUTS, type HttpTimeouts, HttpTransport } from "./http.ts";
+import {
+  type CallSpec,
+  DEFAULT_TIMEOUTS,
+  type HttpTimeouts,
+  HttpTransport,
+  type TransportOptions,
+} from "./http.ts";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts";
 import {
   type Bank,
@@ -56,6 +62,7 @@ import {
   webhookRequestSchema,
   webhookTestResultSchema,
 } from "./schemas/webhook.ts";
+import type { ServerClock } from "./server-clock.ts";
 
 export interface PayoutApiOptions {
   /** e.g. http://127.0.0.1:4010/api/v1 (a trailing slash is tolerated). */
@@ -68,6 +75,10 @@ export interface PayoutApiOptions {
   connections?: number;
   /** Idle time before a pooled connection is closed (default 10 s; the server's keep-alive hint wins). */
   keepAliveMs?: number;
+  /** Tracks the API's clock from its responses (see ServerClock). */
+  clock?: ServerClock;
+  /** Told about every HTTP request (endpoint, outcome, duration): the metrics hook, keeping prom-client out. */
+  observe?: TransportOptions["observe"];
 }
 
 /**
@@ -258,6 +269,8 @@ export function createPayoutApi(options: PayoutApiOptions): PayoutApi {
     retry: { ...DEFAULT_RETRY, ...options.retry },
     connections: options.connections ?? 8,
     keepAliveMs: options.keepAliveMs ?? 10_000,
+    ...(options.clock ? { clock: options.clock } : {}),
+    observe: options.observe,
   });
   return new PayoutApi(transport);
 }

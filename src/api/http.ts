@@ -5,6 +5,7 @@ import type { Logger } from "../log/logger.ts";
 import { scrubText } from "../log/mask.ts";
 import { kindOfMessage, kindOfStatus, PayoutApiError, type PayoutApiErrorKind } from "./errors.ts";
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from "./retry.ts";
+import type { ServerClock } from "./server-clock.ts";
 
 /**
  * The HTTP layer: one keep-alive undici Pool per API origin, JSON in and out, envelope unwrapping, error mapping,
@@ -41,6 +42,14 @@ export interface CallSpec<T> {
   attempts?: number;
 }
 
+/** One HTTP request to the payout API, as seen by an observer (metrics): every attempt, retries included. */
+export interface PayoutApiCall {
+  /** The route template, never an id: "POST /quote", "GET /order" (ids travel in the query). */
+  endpoint: string;
+  outcome: "ok" | PayoutApiErrorKind;
+  seconds: number;
+}
+
 export interface TransportOptions {
   baseUrl: string;
   apiKey: string;
@@ -49,6 +58,10 @@ export interface TransportOptions {
   retry: RetryPolicy;
   connections: number;
   keepAliveMs: number;
+  /** Fed with every response's Date header (the API's clock). */
+  clock?: ServerClock;
+  /** Told about every request once its outcome is known; must not throw. */
+  observe?: (call: PayoutApiCall) => void;
 }
 
 interface Answer {
@@ -101,6 +114,7 @@ export class HttpTransport {
         const answer = await this.send(spec);
         const result = this.interpret(answer, spec, endpoint);
         const durationMs = Math.round(performance.now() - started);
+        this.observe(endpoint, "ok", started);
         this.options.logger.debug(
           { endpoint, status: answer.status, durationMs, attempt },
           "payout api call",
@@ -108,6 +122,7 @@ export class HttpTransport {
         return result;
       } catch (caught) {
         const error = caught instanceof PayoutApiError ? caught : this.transportError(caught, spec, endpoint);
+        this.observe(endpoint, error.kind, started);
         const retryInMs = attempt < attempts ? this.retryDelay(error, spec, attempt) : undefined;
         this.options.logger.debug(
           {
@@ -130,6 +145,10 @@ export class HttpTransport {
     }
   }
 
+  private observe(endpoint: string, outcome: PayoutApiCall["outcome"], started: number): void {
+    this.options.observe?.({ endpoint, outcome, seconds: (performance.now() - started) / 1000 });
+  }
+
   async close(): Promise<void> {
     this.closing.abort();
     await this.pool.close();
@@ -145,12 +164,14 @@ export class HttpTransport {
     for (const [key, value] of Object.entries(spec.query ?? {}))
       if (value !== undefined) query.set(key, value);
     const search = query.size > 0 ? `?${query}` : "";
+    const sentAt = Date.now();
     const response = await this.pool.request({
       method: spec.method,
       path: `${this.basePath}${spec.path}${search}`,
       headers,
       body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
     });
+    this.options.clock?.observe(response.headers.date, sentAt, Date.now());
     const text = await response.body.text();
     return { status: response.statusCode, headers: response.headers, text };
   }

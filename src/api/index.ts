@@ -6,7 +6,8 @@ export {
   PayoutApiError,
   type PayoutApiErrorKind,
 } from "./errors.ts";
-export { DEFAULT_TIMEOUTS, type HttpTimeouts } from "./http.ts";
+export { DEFAULT_TIMEOUTS, type HttpTimeouts, type PayoutApiCall } from "./http.ts";
+export { createQuoteOnce } from "./quote-once.ts";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts";
 export * from "./schemas/beneficiary.ts";
 export { list, minorAmount, opt, rate } from "./schemas/common.ts";
@@ -19,4 +20,5 @@ export * from "./schemas/transaction.ts";
 export * from "./schemas/user.ts";
 export * from "./schemas/wallet.ts";
 export * from "./schemas/webhook.ts";
+export { ServerClock } from "./server-clock.ts";
 export * from "./webhook-events.ts";

@@ -11,6 +11,7 @@ import { allFeatures, type Feature } from "./features/index.ts";
 import { describeError } from "./helpers/error-reply.ts";
 import { i18nMiddleware } from "./middlewares/i18n.ts";
 import { identifyMiddleware } from "./middlewares/identify.ts";
+import { rateLimitMiddleware } from "./middlewares/rate-limit.ts";
 import {
   conversationTransformers,
   createTelegramTransformers,
@@ -75,6 +76,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     });
   }
 
+  bot.use(rateLimitMiddleware(deps));
   bot.use(identifyMiddleware(deps));
   bot.use(
     session<SessionData, BotContext>({

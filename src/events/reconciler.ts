@@ -1,8 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
-import type { Metrics } from "../metrics.ts";
 import { isPendingOnchain, transitionFromApiState, wouldChange } from "../orders/mapping.ts";
-import type { OrderRecord, Store } from "../store/index.ts";
+import type { OrderRecord, OrderTransition, Store } from "../store/index.ts";
 import type { IngestJobData } from "./ingest.ts";
 import { isNotFound } from "./ingest.ts";
 import { eventKeys } from "./keys.ts";
@@ -48,7 +47,6 @@ export interface ReconcilerDeps {
   api: EventsPayoutApi;
   ingest: JobQueue<IngestJobData>;
   logger: Logger;
-  metrics?: Metrics;
   now: () => number;
   options: ReconcilerOptions;
 }
@@ -92,6 +90,13 @@ export function createReconciler(deps: ReconcilerDeps) {
   /** Check one order against the API now (also what an ops "re-check" button calls). */
   async function check(order: OrderRecord): Promise<CheckOutcome> {
     let outcome: CheckOutcome = "unchanged";
+    if (unconfirmedPayoutPastDeadline(order, deps.now())) {
+      // Its invoice was never shown (the user never confirmed), so nothing can be in flight: the quote card flips
+      // to "expired" at the deadline without waiting for the API (which may be slow or down).
+      await queueTransition(order, { stage: "expired" });
+      await reschedule(order);
+      return "queued";
+    }
     let pendingOnchain = isPendingOnchain(order);
     try {
       const [apiOrder, transactions] = await Promise.all([
@@ -113,23 +118,12 @@ export function createReconciler(deps: ReconcilerDeps) {
         });
       }
       if (transition && wouldChange(order, transition)) {
-        await deps.ingest.add("reconcile", {
-          kind: "reconcile",
-          orderId: order.orderId,
-          transition,
-          source: "reconciler",
-          checkedAt: new Date(deps.now()).toISOString(),
-        });
-        logger.info(
-          { orderId: order.orderId, stage: transition.stage },
-          "reconciler found a missed transition",
-        );
+        await queueTransition(order, transition);
         outcome = "queued";
       }
     } catch (error) {
-      // API unreachable (or failing): never decide on a guess, look again later.
-      const kind = (error as { kind?: unknown }).kind;
-      deps.metrics?.payoutApiErrors.inc({ kind: typeof kind === "string" ? kind : "unknown" });
+      // API unreachable (or failing): never decide on a guess, look again later. The API client's observer
+      // counted the failure (payoutbot_payout_api_errors_total).
       logger.warn({ err: error, orderId: order.orderId }, "reconciler could not check order");
       outcome = "api_unavailable";
     }
@@ -152,6 +146,17 @@ export function createReconciler(deps: ReconcilerDeps) {
       checked += 1;
     }
     return checked;
+  }
+
+  async function queueTransition(order: OrderRecord, transition: OrderTransition): Promise<void> {
+    await deps.ingest.add("reconcile", {
+      kind: "reconcile",
+      orderId: order.orderId,
+      transition,
+      source: "reconciler",
+      checkedAt: new Date(deps.now()).toISOString(),
+    });
+    logger.info({ orderId: order.orderId, stage: transition.stage }, "reconciler found a missed transition");
   }
 
   async function reschedule(order: OrderRecord): Promise<void> {
@@ -183,6 +188,16 @@ export function createReconciler(deps: ReconcilerDeps) {
       stopping = true;
     },
   };
+}
+
+/** A payout quote nobody confirmed, past its expiry on the API's clock. */
+function unconfirmedPayoutPastDeadline(order: OrderRecord, nowMs: number): boolean {
+  return (
+    order.kind === "payout" &&
+    order.stage === "awaiting_payment" &&
+    !order.confirmedAt &&
+    nowMs >= Date.parse(order.expiresAt)
+  );
 }
 
 function notFoundAs<T>(value: T) {

@@ -5,6 +5,7 @@ import { formatClock, formatMoney, isCurrencyCode } from "../money/index.ts";
 import type { OrderRecord, OrderStage } from "../store/orders.ts";
 import { receiptCallbackData, requoteCallbackData } from "./callback-data.ts";
 import { FAILURE_REASONS, REQUIRED_CONFIRMATIONS } from "./mapping.ts";
+import { breakdownLines } from "./quote-lines.ts";
 import { offersRefund, refundButton, refundLine } from "./refund.ts";
 
 /**
@@ -54,10 +55,13 @@ function newQuoteKeyboard(order: OrderRecord, t: TFunction): InlineKeyboard {
 }
 
 function summaryLines(order: OrderRecord, t: TFunction, locale: string): string[] {
+  const { breakdown, rate } = breakdownLines(order, t, locale);
   return [
     t("status:field.recipient", { recipient: escapeHtml(order.recipientLabel) }),
     t("status:field.pay", { amount: formatOrderMoney(order.pay, locale) }),
+    breakdown,
     t(`status:field.receive.${order.kind}`, { amount: formatOrderMoney(order.receive, locale) }),
+    ...(rate ? [rate] : []),
   ];
 }
 

@@ -138,7 +138,7 @@ describe("ops operations", () => {
     expect(reply.text).toContain(`Simulated the payment of ${quote.orderId}`);
     expect((await app.api.getOrder(quote.orderId!)).status).toBe("PAID");
     const again = await ask(ops.group, ops.ben, `/simulate ${quote.orderId}`);
-    expect(again.text).toMatch(/could not accept/);
+    expect(again.text).toMatch(/already paid/);
   });
 
   it("alerts: a failed payout is posted with buttons that show the order", async () => {

@@ -48,6 +48,7 @@ const buy: OrderRecord = {
   kind: "buy",
   pay: { amount: 844_540, currency: "NGNKOBO" },
   receive: { amount: 5_000, currency: "BTCSAT" },
+  fee: { amount: 4_624, currency: "NGNKOBO" },
   recipientLabel: "tb1qw5…jzsx",
 };
 
@@ -272,6 +273,20 @@ describe("the status card", () => {
   });
 });
 
+describe("the card's money lines reconcile", () => {
+  it("a payout: what is paid = exchanged + fee, and the rate shown is the one the user gets", () => {
+    const { text } = renderStatusCard(base, t, "en-NG");
+    expect(text).toContain("You pay: 6,016 sats\n   = 5,957 sats exchanged + 59 sats fee\n");
+    expect(text).toContain("Recipient gets: ₦10,000.00\n💱 Your rate: 1 BTC = ₦167,869,733.09");
+  });
+
+  it("a purchase: naira paid = naira exchanged + fee, the rate per BTC in naira", () => {
+    const { text } = renderStatusCard(buy, t, "en-NG");
+    expect(text).toContain("You pay: ₦8,445.40\n   = ₦8,399.16 exchanged + ₦46.24 fee\n");
+    expect(text).toContain("You get: 5,000 sats\n💱 Your rate: 1 BTC = ₦167,983,200.00");
+  });
+});
+
 describe("the receipt", () => {
   it("is a forwardable summary: what was delivered, paid, when, and the provider's reference", () => {
     const completed: OrderRecord = {
@@ -289,6 +304,8 @@ describe("the receipt", () => {
         "Recipient: GTBANK PLC ••6789 · ADA OBI",
         "Amount delivered: ₦10,000.00",
         "Paid: 6,016 sats (fee included: 59 sats)",
+        // 5,957 sats exchanged for ₦10,000: the rate the user got, not the mid-market one.
+        "💱 Your rate: 1 BTC = ₦167,869,733.09 (exchange margin included)",
         "NIP session ID: <code>000013251001202257678ae2e2</code>",
         "",
         "Sent with @payout_bot. The reference is what the recipient's bank or wallet shows for this payment.",

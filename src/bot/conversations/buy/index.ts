@@ -1,13 +1,13 @@
 import { InlineKeyboard } from "grammy";
 import type { Speed } from "../../../api/index.ts";
 import { PayoutApiError } from "../../../api/index.ts";
-import { escapeHtml } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
 import { buyData } from "../../callback-data/buy.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
 import { maintenanceNotice, quotesPaused } from "../../features/admin/maintenance.ts";
 import { describeApiError } from "../../helpers/api-errors.ts";
 import { cancelButton, mainMenuKeyboard } from "../../keyboards/main-menu.ts";
+import { customerReferenceFor } from "../../services/payout-quote.ts";
 import { askAddress } from "./address-step.ts";
 import { askAmount } from "./amount-step.ts";
 import { awaitConfirmation } from "./confirm-step.ts";
@@ -34,6 +34,9 @@ export async function buyFlow(
   let problem: string | undefined;
   // Stable per attempt: the user's amount message, a retry press, or the expired order being re-quoted.
   let key = args?.requoteOf ? `${ctx.chatId}:requote:${args.requoteOf}` : undefined;
+  // One user action, one quote at the API: "Try again" keeps the failed attempt's reference and reads back first.
+  let reference: string | undefined;
+  let resolveFirst = false;
   let current = ctx;
 
   for (;;) {
@@ -45,9 +48,19 @@ export async function buyFlow(
       key = `${current.chatId}:${typed.messageId}`;
       problem = undefined;
     }
+    if (!resolveFirst || !reference) reference = customerReferenceFor(key);
 
     await current.replyWithChatAction("typing").catch(() => undefined);
-    const input = { key, chatId: current.chatId!, userId: current.from!.id, address, speed, amount };
+    const input = {
+      key,
+      customerReference: reference,
+      resolveFirst,
+      chatId: current.chatId!,
+      userId: current.from!.id,
+      address,
+      speed,
+      amount,
+    };
     const deps = current.deps;
     // Ops may have paused new quotes while this user was mid-flow: nothing is quoted, the flow ends politely.
     const pause = await conversation.external(() => quotesPaused(deps, "BUY"));
@@ -56,9 +69,10 @@ export async function buyFlow(
       return;
     }
     const outcome: QuoteOutcome = await conversation.external(() => createBuyQuote(deps, input));
+    resolveFirst = false;
 
     if (outcome.ok) {
-      const shownAt = await conversation.now();
+      const shownAt = await conversation.external(() => deps.now());
       const view = { order: outcome.order, networkFeeSats: outcome.networkFeeSats, nowMs: shownAt };
       const card = await current.reply(buyQuoteText(view, current.t, current.locale), {
         parse_mode: "HTML",
@@ -98,19 +112,18 @@ export async function buyFlow(
       return;
     }
     // Retryable (API down, busy, slow): keep everything and wait for the user's "Try again".
-    const retry = await current.reply(
-      `${failureText(current, outcome)}\n\n${current.t("buy:quote.retry_hint")}`,
-      {
-        parse_mode: "HTML",
-        reply_markup: new InlineKeyboard()
-          .text(current.t("common:retry_button"), buyData.pack({ action: "retry", value: "" }))
-          .add(cancelButton(current.t)),
-      },
-    );
+    const said = outcome.outcomeUnknown ? current.t("safety:quote.uncertain") : failureText(current, outcome);
+    const retry = await current.reply(`${said}\n\n${current.t("buy:quote.retry_hint")}`, {
+      parse_mode: "HTML",
+      reply_markup: new InlineKeyboard()
+        .text(current.t("common:retry_button"), buyData.pack({ action: "retry", value: "" }))
+        .add(cancelButton(current.t)),
+    });
     const pressed = await waitForButton(conversation, retry.message_id, "retry");
     await pressed.answerCallbackQuery();
     await pressed.editMessageReplyMarkup().catch(() => undefined);
     key = `${pressed.chatId}:retry:${retry.message_id}`;
+    resolveFirst = true;
     current = pressed;
   }
 }
@@ -129,8 +142,8 @@ function failureText(ctx: FlowContext, outcome: Extract<QuoteOutcome, { ok: fals
     kind: outcome.kind,
     endpoint: "POST /quote",
     detail: "as reported",
-    // The API's own words are shown to the user inside HTML messages.
-    ...(outcome.apiMessage ? { apiMessage: escapeHtml(outcome.apiMessage) } : {}),
+    // Only matched against the known messages: the API's own words never reach the user.
+    ...(outcome.apiMessage ? { apiMessage: outcome.apiMessage } : {}),
     ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
   });
   return describeApiError(error, ctx.t).text;

@@ -6,7 +6,7 @@ import { escapeHtml } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
 import { runOnce } from "../../../store/index.ts";
 import type { BotContext, BotDeps, FlowContext, FlowConversation } from "../../context.ts";
-import { describeApiError } from "../../helpers/api-errors.ts";
+import { describeApiError, validationMessageKey } from "../../helpers/api-errors.ts";
 import { mainMenuKeyboard } from "../../keyboards/main-menu.ts";
 import { shortAddress } from "../../services/bitcoin-address.ts";
 import { ask, askAddress, askAmount, askCallbackUrl, askLine, askSpeed } from "./steps.ts";
@@ -94,7 +94,9 @@ export async function newlinkFlow(conversation: FlowConversation, ctx: FlowConte
       continue;
     }
     if (outcome.outcomeUnknown) {
-      await current.reply(`${text}\n\n${current.t("merchant:newlink.uncertain")}`, {
+      // POST /paymentlink takes no reference of ours and nothing lists links, so an uncertain create cannot be
+      // read back: the merchant is told the truth (an unconfirmed link was never shown, so nobody can pay it).
+      await current.reply(`${text}\n\n${current.t("safety:link.uncertain")}`, {
         parse_mode: "HTML",
         reply_markup: mainMenuKeyboard(current.t),
       });
@@ -192,9 +194,7 @@ async function createLink(
 }
 
 function failureText(ctx: FlowContext, outcome: Extract<CreateOutcome, { ok: false }>): string {
-  if (outcome.kind === "validation" && outcome.apiMessage) {
-    return ctx.t("errors:api.rejected", { reason: escapeHtml(outcome.apiMessage) });
-  }
+  if (outcome.kind === "validation") return ctx.t(validationMessageKey(outcome.apiMessage ?? undefined));
   const kind = PAYOUT_API_ERROR_KINDS.find((candidate) => candidate === outcome.kind);
   if (!kind) return ctx.t("errors:unexpected");
   return describeApiError(

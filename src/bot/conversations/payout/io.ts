@@ -57,6 +57,7 @@ export function toFailure(error: unknown): ApiFailure {
       ...(error.apiMessage !== undefined ? { apiMessage: error.apiMessage } : {}),
       ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
       ...(error.status !== undefined ? { status: error.status } : {}),
+      ...(error.outcomeUnknown ? { outcomeUnknown: true } : {}),
     };
   }
   return { kind: "unknown" };
@@ -110,6 +111,12 @@ export class FlowIo {
   memo<T>(key: string, make: () => T): T {
     if (!this.memos.has(key)) this.memos.set(key, make());
     return this.memos.get(key) as T;
+  }
+
+  /** The payout API's clock (what quote deadlines are on), read once per step like any side effect. */
+  now(): Promise<number> {
+    const deps = this.deps;
+    return this.conversation.external(() => deps.now());
   }
 
   /** Run a side effect once (not again on replay); failures come back as data and are logged here. */

@@ -1,11 +1,11 @@
-import { requoteCallbackData } from "../../../orders/index.ts";
+import { formatExpiryTime, requoteCallbackData } from "../../../orders/index.ts";
 import { payoutAction, payoutConfirmData } from "../../callback-data/payout.ts";
 import { maintenanceNotice, quotesPaused } from "../../features/admin/maintenance.ts";
 import { describeApiError } from "../../helpers/api-errors.ts";
 import { mainMenuKeyboard } from "../../keyboards/main-menu.ts";
 import { actionsKeyboard, expiredQuoteKeyboard, quoteKeyboard } from "../../keyboards/payout.ts";
 import { type Allowance, allowanceFor } from "../../services/allowance.ts";
-import { quoteValidityMs } from "../../services/payout-quote.ts";
+import { customerReferenceFor, quoteDeadlineMs } from "../../services/payout-quote.ts";
 import { overLimitNotice } from "./allowance-text.ts";
 import {
   type ConfirmResult,
@@ -49,6 +49,10 @@ export async function quoteAndConfirm(
   const { t } = io;
   let key: string | undefined = firstKey;
   let shown: Shown | undefined;
+  // One user action, one reference at the API: "Try again" after a failed quote keeps the failed attempt's
+  // reference and reads the API first (adopting a quote it did make); Refresh or a new amount starts a new one.
+  let reference = customerReferenceFor(firstKey);
+  let resolveFirst = false;
 
   for (;;) {
     if (key !== undefined) {
@@ -75,6 +79,8 @@ export async function quoteAndConfirm(
           chatId: io.chatId,
           userId: io.userId,
           ...(draft.recipientId ? { recipientId: draft.recipientId } : {}),
+          customerReference: reference,
+          resolveFirst,
         }),
       );
       if (!result.ok) {
@@ -83,13 +89,17 @@ export async function quoteAndConfirm(
           return { back: "amount", notice: t("payout:amount.error.too_small_api") };
         }
         if (!described.retryable) return { back: "amount", notice: described.text };
-        await io.show(described.text, () => actionsKeyboard(t, ["retry", "change_amount"]));
+        // Still unknown after reading the API back: say so; the retry reads again before it quotes.
+        const text = result.error.outcomeUnknown ? t("safety:quote.uncertain") : described.text;
+        await io.show(text, () => actionsKeyboard(t, ["retry", "change_amount"]));
         const { data, queryId } = await askButton(io);
         if (data === payoutAction("change_amount")) return { back: "amount", notice: "" };
         key = queryId;
+        resolveFirst = true;
         continue;
       }
-      const receivedAt = await io.conversation.now();
+      resolveFirst = false;
+      const receivedAt = await io.now();
       const quoted = result.value;
       // An amount typed in sats is known in local money only now.
       if (allowance && quoted.figures.receive > allowance.remaining) {
@@ -99,7 +109,7 @@ export async function quoteAndConfirm(
       const next: Shown = {
         quoted,
         key: requestKey,
-        deadlineMs: receivedAt + quoteValidityMs(quoted.expiry, receivedAt),
+        deadlineMs: quoteDeadlineMs(quoted.expiry, receivedAt),
         ...(allowance ? { allowance } : {}),
       };
       shown = next;
@@ -125,6 +135,7 @@ export async function quoteAndConfirm(
     if (data === payoutAction("refresh") || data === requoteCallbackData(orderId)) {
       await io.call("supersede", (deps) => supersede(deps, orderId, SUPERSEDED.refreshed));
       key = answer.kind === "button" ? answer.queryId : undefined;
+      if (key !== undefined) reference = customerReferenceFor(key);
       continue;
     }
     if (data === payoutAction("cancel")) {
@@ -137,7 +148,7 @@ export async function quoteAndConfirm(
     }
     if (data !== payoutConfirmData.pack({ orderId })) continue;
 
-    const now = await io.conversation.now();
+    const now = await io.now();
     if (current.allowance) {
       // Another payout may have been confirmed since this card was shown (an older card's Confirm).
       const fresh = await currentAllowance(io, draft, orderId);
@@ -164,11 +175,14 @@ export async function quoteAndConfirm(
       continue;
     }
     if (!confirmed.value.ok) {
-      // Past its time on our clock, or the reconciler already expired it: never hand out a stale invoice.
+      // Past its deadline on the API's clock, or the reconciler already expired it: never hand out a stale invoice.
       await io.call("supersede", (deps) => supersede(deps, orderId));
       await io.show(
-        () => t("payout:quote.expired"),
-        () => expiredQuoteKeyboard(t),
+        () =>
+          t("quote:expired.confirm", {
+            time: formatExpiryTime({ expiresAt: current.quoted.expiry, corridor: draft.country }, io.locale),
+          }),
+        () => expiredQuoteKeyboard(t, orderId),
       );
       continue;
     }
@@ -181,7 +195,7 @@ export async function quoteAndConfirm(
 /** The user's daily allowance in the draft's corridor (undefined: no limit, or it could not be read). */
 async function currentAllowance(io: FlowIo, draft: Draft, except?: string): Promise<Allowance | undefined> {
   const read = await io.call("allowance", (deps) =>
-    allowanceFor(deps, io.userId, draft.country, Date.now(), except),
+    allowanceFor(deps, io.userId, draft.country, deps.now(), except),
   );
   return read.ok ? read.value : undefined;
 }
