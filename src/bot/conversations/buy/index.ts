@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import type { Speed } from "../../../api/index.ts";
 import { PayoutApiError } from "../../../api/index.ts";
-import { escapeHtml } from "../../../i18n/index.ts";
+import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
 import { buyData } from "../../callback-data/buy.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
@@ -130,7 +130,7 @@ function failureText(ctx: FlowContext, outcome: Extract<QuoteOutcome, { ok: fals
     endpoint: "POST /quote",
     detail: "as reported",
     // The API's own words are shown to the user inside HTML messages.
-    ...(outcome.apiMessage ? { apiMessage: escapeHtml(outcome.apiMessage) } : {}),
+    ...(outcome.apiMessage ? { apiMessage: quoteInput(outcome.apiMessage, 200) } : {}),
     ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
   });
   return describeApiError(error, ctx.t).text;

@@ -1,5 +1,5 @@
-import { escapeHtml } from "../../../i18n/index.ts";
-import { payoutAction, payoutBankData, unpackOr } from "../../callback-data/payout.ts";
+import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
+import { payoutAction, payoutBankData } from "../../callback-data/payout.ts";
 import { actionsKeyboard, bankResultsKeyboard, popularBanksKeyboard } from "../../keyboards/payout.ts";
 import type { BankEntry } from "../../services/payout-banks.ts";
 import { classifyEnquiryFailure, parseNgAccountNumber } from "../../services/payout-recipient.ts";
@@ -90,7 +90,7 @@ async function pickBank(io: FlowIo, notice?: string): Promise<BankEntry> {
         await io.show(prompt, popular);
         continue;
       }
-      const code = unpackOr(payoutBankData, answer.data)?.code;
+      const code = payoutBankData.parse(answer.data)?.code;
       if (!code) continue;
       const found = await io.call(
         "bank-by-code",
@@ -110,7 +110,7 @@ async function pickBank(io: FlowIo, notice?: string): Promise<BankEntry> {
       continue;
     }
     const banks = results.value;
-    const shownQuery = () => escapeHtml(query.trim());
+    const shownQuery = () => quoteInput(query);
     if (banks.length === 0) {
       await io.show(() => withNotice(t("payout:ng.no_bank", { query: shownQuery() }), prompt()), popular);
       continue;
@@ -149,7 +149,10 @@ async function enquire(io: FlowIo, bank: BankEntry, accountNumber: string): Prom
       case "invalid_bank":
         return { next: "bank", notice: t("payout:ng.enquiry.invalid_bank", { bank: bankName }) };
       case "rejected":
-        return { next: "account", notice: t("errors:api.rejected", { reason: escapeHtml(problem.reason) }) };
+        return {
+          next: "account",
+          notice: t("errors:api.rejected", { reason: quoteInput(problem.reason, 200) }),
+        };
       case "verification_failed":
         await io.show(() => t("payout:ng.enquiry.verification_failed", { bank: bankName }), retryKeyboard);
         break;
