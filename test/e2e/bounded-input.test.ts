@@ -1,4 +1,7 @@
+import { Composer } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BotContext } from "../../src/bot/context.ts";
+import { allFeatures } from "../../src/bot/features/index.ts";
 import { captureLog } from "../support/log-capture.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { pressAndEdit, startSend, typeAndRead } from "./payout-support.ts";
@@ -107,7 +110,12 @@ describe("bounded input", () => {
     await stack.tg.idle({ quietMs: 300 });
     const answers = user.callbackAnswers();
     for (const press of presses) {
-      expect.soft(answers.filter((answer) => answer.queryId === press.queryId), press.data).toHaveLength(1);
+      expect
+        .soft(
+          answers.filter((answer) => answer.queryId === press.queryId),
+          press.data,
+        )
+        .toHaveLength(1);
       expect.soft([STALE, PAYOUT_STALE], press.data).toContain(press.text);
     }
     expect(rejections()).toEqual([]);
@@ -128,5 +136,48 @@ describe("bounded input", () => {
     expect(rejections()).toEqual([]);
     expect(log.errors()).toEqual([]);
     expect(log.warnings("outgoing Telegram text over the limit: cut")).toBe(0);
+  });
+});
+
+describe("one answer per button press", () => {
+  let stack: Stack;
+  const log = captureLog();
+  beforeAll(async () => {
+    // Two handlers that answer first: one then fails, one then passes the update on.
+    const composer = new Composer<BotContext>();
+    composer.callbackQuery("test:fail", async (ctx) => {
+      await ctx.answerCallbackQuery({ text: "working on it" });
+      throw new Error("failure after the answer");
+    });
+    composer.callbackQuery("test:pass", async (ctx, next) => {
+      await ctx.answerCallbackQuery({ text: "seen" });
+      await next();
+    });
+    stack = await startStack({
+      logger: log.logger,
+      features: (deps) => [...allFeatures(deps), { name: "test", composer }],
+    });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("a handler that answered and then failed or passed on is not answered again", async () => {
+    const user = stack.tg.user({ id: 71_004, first_name: "Once", language_code: "en" });
+    await user.send("/start");
+    const menu = await user.nextMessage({ match: /./ });
+    const failed = await user.pressData(menu, "test:fail");
+    expect((await failed.answer()).text).toBe("working on it");
+    // The failure is still explained, in the chat instead of a second toast.
+    await user.nextMessage({ match: /Something went wrong/ });
+    const passed = await user.pressData(menu, "test:pass");
+    expect((await passed.answer()).text).toBe("seen");
+    await stack.tg.idle({ quietMs: 300 });
+    const answers = stack.tg.callsTo("answerCallbackQuery");
+    expect(answers.map((call) => [call.params.callback_query_id, call.ok])).toEqual([
+      [failed.queryId, true],
+      [passed.queryId, true],
+    ]);
+    expect(log.errors().map((entry) => entry.msg)).toEqual(["update handler failed"]);
   });
 });

@@ -1,7 +1,5 @@
 import type { Transformer } from "grammy";
 import { describe, expect, it } from "vitest";
-import { parseHtml } from "../../src/local/telegram-emulator/index.ts";
-import { createLogger } from "../../src/log/logger.ts";
 import {
   boundedOutput,
   fitHtml,
@@ -9,6 +7,8 @@ import {
   TELEGRAM_CAPTION_LIMIT,
   TELEGRAM_TEXT_LIMIT,
 } from "../../src/bot/telegram-limits.ts";
+import { parseHtml } from "../../src/local/telegram-emulator/index.ts";
+import { createLogger } from "../../src/log/logger.ts";
 
 /** Telegram's own view of an HTML text: parses (throws like Telegram on broken markup) and counts UTF-16 units. */
 const visible = (html: string) => parseHtml(html).text;
@@ -121,7 +121,10 @@ describe("boundedOutput transformer", () => {
     expect((toast.text as string).length).toBe(200);
     expect(lines).toHaveLength(4);
     for (const line of lines) {
-      expect(JSON.parse(line)).toMatchObject({ level: 40, msg: "outgoing Telegram text over the limit: cut" });
+      expect(JSON.parse(line)).toMatchObject({
+        level: 40,
+        msg: "outgoing Telegram text over the limit: cut",
+      });
       expect(line).not.toContain(secret);
     }
   });
@@ -140,7 +143,11 @@ describe("boundedOutput transformer", () => {
       { type: "bold", offset: 0, length: 10 },
       { type: "italic", offset: 4000, length: 95 },
     ]);
-    const markdown = await run("sendMessage", { chat_id: 1, text: "*".repeat(5000), parse_mode: "MarkdownV2" });
+    const markdown = await run("sendMessage", {
+      chat_id: 1,
+      text: "*".repeat(5000),
+      parse_mode: "MarkdownV2",
+    });
     expect(markdown.parse_mode).toBeUndefined();
     expect((markdown.text as string).length).toBe(TELEGRAM_TEXT_LIMIT);
   });

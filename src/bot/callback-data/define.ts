@@ -83,6 +83,13 @@ export function defineCallbackData<T extends Schema>(prefix: string, schema: T) 
         throw new RangeError(`callback data does not fit its schema: ${packed.slice(0, 24)}`);
       return packed;
     },
+    /** pack(), or undefined when a value (say, an id someone typed) does not fit its field. */
+    tryPack(data: Values<T>): string | undefined {
+      const packed = [prefix, ...names.map((name) => String(data[name]))].join(":");
+      return Buffer.byteLength(packed, "utf8") <= CALLBACK_DATA_MAX_BYTES && strict.test(packed)
+        ? packed
+        : undefined;
+    },
     parse,
     unpack(data: string): Values<T> {
       const values = parse(data);

@@ -1,7 +1,7 @@
 import { Composer } from "grammy";
 import type { BotContext } from "../context.ts";
-import type { AnsweredQueries } from "../telegram-transformers.ts";
 import { mainMenuKeyboard } from "../keyboards/main-menu.ts";
+import type { AnsweredQueries } from "../telegram-transformers.ts";
 
 /**
  * Last in the chain: unknown text in a private chat brings back the main menu instead of silence; a button from an

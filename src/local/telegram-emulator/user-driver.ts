@@ -95,7 +95,12 @@ abstract class ActorChatDriver extends ChatDriver {
       const kind = Object.keys(button).find((key) => key !== "text") ?? "unknown";
       throw new Error(`Button [${button.text}] is a ${kind} button: pressing it sends the bot nothing.`);
     }
-    return this.queueQuery(from, message, button.callback_data, `the answer to the press of [${button.text}]`);
+    return this.queueQuery(
+      from,
+      message,
+      button.callback_data,
+      `the answer to the press of [${button.text}]`,
+    );
   }
 
   /**
@@ -103,7 +108,8 @@ abstract class ActorChatDriver extends ChatDriver {
    * it: for tests of forged and outdated button data.
    */
   protected forgeAs(from: User, target: Message | number, data: string): PressedButton {
-    if (Buffer.byteLength(data, "utf8") > 64) throw new Error("Telegram never delivers callback data over 64 bytes");
+    if (Buffer.byteLength(data, "utf8") > 64)
+      throw new Error("Telegram never delivers callback data over 64 bytes");
     const id = typeof target === "number" ? target : target.message_id;
     const message = this.state.messages.get(id);
     if (!message) throw new Error(`Cannot press on message ${id}: it no longer exists in ${this.label()}.`);

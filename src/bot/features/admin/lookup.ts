@@ -85,11 +85,12 @@ export async function showOrder(ctx: BotContext, orderId: string): Promise<void>
         })
       : apiFailure(ctx, remote.error),
   );
-  const keyboard = new InlineKeyboard().text(
-    ctx.t("admin:alerts.recheck"),
-    alertData.pack({ action: ALERT_ACTIONS.recheck, ref: orderId.slice(0, 48) }),
-  );
-  await replyHtml(ctx, lines.join("\n"), order ? { reply_markup: keyboard } : {});
+  // The id was typed by an operator: only an id that fits the button's data gets the button.
+  const recheckData = alertData.tryPack({ action: ALERT_ACTIONS.recheck, ref: orderId });
+  const keyboard = recheckData
+    ? new InlineKeyboard().text(ctx.t("admin:alerts.recheck"), recheckData)
+    : undefined;
+  await replyHtml(ctx, lines.join("\n"), order && keyboard ? { reply_markup: keyboard } : {});
 }
 
 async function recheck(ctx: BotContext, orderId: string): Promise<void> {
