@@ -1,6 +1,6 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { isPayoutApiError } from "../../api/index.ts";
-import { escapeHtml, quoteInput } from "../../i18n/index.ts";
+import { quoteInput } from "../../i18n/index.ts";
 import { renderStatusCard, transitionFromApiState, wouldChange } from "../../orders/index.ts";
 import type { OrderRecord } from "../../store/index.ts";
 import { statusData } from "../callback-data/status.ts";

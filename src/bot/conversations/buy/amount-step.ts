@@ -1,5 +1,5 @@
 import { InlineKeyboard } from "grammy";
-import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
+import { quoteInput } from "../../../i18n/index.ts";
 import {
   formatMoney,
   isoOf,

@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import type { Speed } from "../../../api/index.ts";
 import { PayoutApiError } from "../../../api/index.ts";
-import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
+import { quoteInput } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
 import { buyData } from "../../callback-data/buy.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";

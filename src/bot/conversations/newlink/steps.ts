@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { Speed } from "../../../api/index.ts";
-import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
+import { quoteInput } from "../../../i18n/index.ts";
 import { formatMoney, parseAmount } from "../../../money/index.ts";
 import { newlinkData } from "../../callback-data/merchant.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";

@@ -1,4 +1,4 @@
-import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
+import { quoteInput } from "../../../i18n/index.ts";
 import { broadcastData } from "../../callback-data/admin.ts";
 import type { BotContext } from "../../context.ts";
 import { BROADCAST_CONVERSATION_ID } from "../../conversations/broadcast/index.ts";

@@ -1,4 +1,4 @@
-import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
+import { quoteInput } from "../../../i18n/index.ts";
 import type { CommandContext, OpsComposer } from "./shared.ts";
 import { findUser, replyHtml, userLabel } from "./shared.ts";
 
