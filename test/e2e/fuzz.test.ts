@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import fc from "fast-check";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_LOCALES_DIR, flattenKeys, loadResources } from "../../src/i18n/index.ts";
 import { captureLog } from "../support/log-capture.ts";
 import type { GroupDriver, UserDriver } from "../support/telegram-driver.ts";
 import { type OpsStack, startOpsStack } from "./admin-stack.ts";
@@ -44,19 +45,14 @@ const PREFIXES = [
   "bc",
   "order",
 ];
-const NAMESPACES = [
-  "admin",
-  "buy",
-  "common",
-  "errors",
-  "history",
-  "merchant",
-  "payout",
-  "price",
-  "recipients",
-  "status",
-];
+/** Every key path of the English resources ("quote.title"), as a whole token: a key shown untranslated. */
+const english = loadResources(DEFAULT_LOCALES_DIR).en ?? {};
+const NAMESPACES = Object.keys(english);
+const KEY_PATHS = new Set(
+  Object.values(english).flatMap((resource) => flattenKeys(resource).filter((path) => path.includes("."))),
+);
 const RAW_KEY = new RegExp(`\\b(?:${NAMESPACES.join("|")}):[a-z_]+(?:\\.[a-z0-9_]+)+`);
+const hasKeyPath = (value: string) => value.split(/[\s<>"“”]+/).some((token) => KEY_PATHS.has(token));
 
 /** Valid-looking answers for the steps of every flow, so random walks get deep. */
 const VALID_TEXT = [
@@ -200,7 +196,30 @@ const forged = fc
   .map((data) => cutBytes(data, 64))
   .filter((data) => data.length > 0);
 
+/** Messages without text: what people also send mid-flow. */
+const MEDIA: Array<Partial<Message>> = [
+  {
+    sticker: {
+      file_id: "s",
+      file_unique_id: "s",
+      type: "regular",
+      width: 512,
+      height: 512,
+      is_animated: false,
+      is_video: false,
+    },
+  },
+  {
+    photo: [{ file_id: "p", file_unique_id: "p", width: 90, height: 90 }],
+    caption: "<b>my bank</b> & 0149200000",
+  },
+  { location: { latitude: 6.45, longitude: 3.39 } },
+  { contact: { phone_number: "+254712345678", first_name: "Jane" } },
+  { document: { file_id: "d", file_unique_id: "d", file_name: "x.pdf" } },
+];
+
 type Input =
+  | { kind: "media"; index: number }
   | { kind: "text"; text: string }
   | { kind: "command"; text: string }
   | { kind: "press"; index: number }
@@ -210,6 +229,7 @@ const input: fc.Arbitrary<Input> = fc.oneof(
   { weight: 2, arbitrary: command.map((value) => ({ kind: "command" as const, text: value })) },
   { weight: 7, arbitrary: fc.nat(30).map((index) => ({ kind: "press" as const, index })) },
   { weight: 4, arbitrary: forged.map((data) => ({ kind: "forge" as const, data })) },
+  { weight: 1, arbitrary: fc.nat(MEDIA.length - 1).map((index) => ({ kind: "media" as const, index })) },
 );
 
 /** A valid step: press a button whose label matches, else type the text. */
@@ -385,6 +405,12 @@ describe("fuzz: random input through every conversation state", () => {
       },
       async random(step: Input) {
         if (step.kind === "text" || step.kind === "command") return this.type(step.text);
+        if (step.kind === "media") {
+          if (group) return this.type("/start");
+          sent += 1;
+          await (chat as UserDriver).sendRaw(MEDIA[step.index]!);
+          return;
+        }
         if (step.kind === "press") return this.pressIndex(step.index);
         return this.forge(latestWithButtons(messages()), step.data);
       },
@@ -473,7 +499,7 @@ describe("fuzz: random input through every conversation state", () => {
         .map((field) => call.params[field])
         .filter((value): value is string => typeof value === "string"),
     );
-    const rawKeys = texts.filter((value) => RAW_KEY.test(value) || value.trim() === "…");
+    const rawKeys = texts.filter((value) => RAW_KEY.test(value) || hasKeyPath(value) || value.trim() === "…");
     const answers = new Map<string, number>();
     for (const call of calls.filter((c) => c.method === "answerCallbackQuery" && c.ok)) {
       const id = String(call.params.callback_query_id);
