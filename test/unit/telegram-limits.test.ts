@@ -7,6 +7,7 @@ import {
   TELEGRAM_CAPTION_LIMIT,
   TELEGRAM_TEXT_LIMIT,
 } from "../../src/bot/telegram-limits.ts";
+import { AnsweredQueries } from "../../src/bot/telegram-transformers.ts";
 import { parseHtml } from "../../src/local/telegram-emulator/index.ts";
 import { createLogger } from "../../src/log/logger.ts";
 
@@ -150,5 +151,24 @@ describe("boundedOutput transformer", () => {
     });
     expect(markdown.parse_mode).toBeUndefined();
     expect((markdown.text as string).length).toBe(TELEGRAM_TEXT_LIMIT);
+  });
+});
+
+describe("AnsweredQueries", () => {
+  it("records answerCallbackQuery calls, answered or refused, and forgets the oldest beyond its capacity", async () => {
+    const answered = new AnsweredQueries(2);
+    const record = answered.transformer();
+    const ok: Parameters<Transformer>[0] = async () => ({ ok: true, result: true }) as never;
+    const refused: Parameters<Transformer>[0] = async () => {
+      throw new Error("query is too old");
+    };
+    await record(ok, "answerCallbackQuery" as never, { callback_query_id: "a" } as never);
+    await expect(
+      record(refused, "answerCallbackQuery" as never, { callback_query_id: "b" } as never),
+    ).rejects.toThrow();
+    await record(ok, "sendMessage" as never, { chat_id: 1, text: "x" } as never);
+    expect([answered.has("a"), answered.has("b")]).toEqual([true, true]);
+    answered.add("c");
+    expect([answered.has("a"), answered.has("b"), answered.has("c")]).toEqual([false, true, true]);
   });
 });
