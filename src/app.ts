@@ -3,13 +3,14 @@ import { type RunnerHandle, run } from "@grammyjs/runner";
 import { type Bot, webhookCallback } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
-import { createPayoutApi, type PayoutApi } from "./api/index.ts";
+import { createPayoutApi, type PayoutApi, ServerClock } from "./api/index.ts";
 import { publishCommandMenus } from "./bot/commands.ts";
 import type { BotContext, BotDeps } from "./bot/context.ts";
 import { createBot } from "./bot/create-bot.ts";
 import { allFeatures, type Feature } from "./bot/features/index.ts";
 import { createMerchantFeed } from "./bot/features/merchant/index.ts";
 import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
+import { onRefundWithdrawalEvent } from "./bot/services/refunds.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
 import type { Config } from "./config.ts";
 import {
@@ -50,7 +51,10 @@ export interface AppOptions {
   publicUrl?: string | "self";
   features?: (deps: BotDeps) => Feature[];
   reconcileEveryMs?: number;
-  /** Clock for expiry and reconciliation (tests pass the sandbox clock). */
+  /**
+   * The payout API's clock, for deadlines, expiry and reconciliation: the embedded sandbox's clock (local mode,
+   * tests). Without it the API's clock is tracked from its responses' Date headers (ServerClock).
+   */
   now?: () => number;
   /** How often the account language setting is re-read (default 5 min). */
   accountRefreshMs?: number;
@@ -93,13 +97,20 @@ export interface BotParts {
 }
 
 export async function createBotDeps(
-  options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy">,
+  options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy" | "now">,
 ): Promise<BotParts> {
   const { config, logger, redis } = options;
   const metrics = createMetrics({ defaultMetrics: config.nodeEnv === "production" });
-  const api = createPayoutApi({ baseUrl: options.payout.baseUrl, apiKey: options.payout.apiKey, logger });
+  const serverClock = options.now ? undefined : new ServerClock();
+  const now = options.now ?? (() => serverClock!.now());
+  const api = createPayoutApi({
+    baseUrl: options.payout.baseUrl,
+    apiKey: options.payout.apiKey,
+    logger,
+    ...(serverClock ? { clock: serverClock } : {}),
+  });
   const store = createStore(redis);
-  const translator = await createTranslator({ logger });
+  const translator = await createTranslator({ logger, supportContact: config.support.contact?.label });
   const accountLanguage = new AccountLanguage(
     async () => (await api.getUser()).account?.settings?.language,
     logger,
@@ -117,6 +128,7 @@ export async function createBotDeps(
     store,
     translator,
     accountLanguage,
+    now,
     hooks: {
       onUpdateHandled: (type, seconds) => {
         metrics.updatesHandled.inc({ type });
@@ -153,13 +165,15 @@ export async function createApp(options: AppOptions): Promise<App> {
     webhookSecret: options.payout.webhookSecret,
     allowUnsigned: config.payout.allowUnsignedWebhooks,
     reconcileEveryMs: options.reconcileEveryMs,
-    now: options.now,
+    now: deps.now,
     onAlert: async (alert) => {
       await options.hooks?.onAlert?.(alert);
       await alerts.onAlert(alert);
     },
     onPaymentLinkEvent: async (event) => {
       await options.hooks?.onPaymentLinkEvent?.(event);
+      // A refund's withdrawal is not a merchant's traffic: it moves the refund and stops here.
+      if (await onRefundWithdrawalEvent(deps, bot.api, event)) return;
       await merchantFeed(event);
     },
   });

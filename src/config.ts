@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseRedisUrl } from "./store/connection.ts";
 
 /**
  * The whole runtime configuration, parsed once from the environment in main.ts.
@@ -39,6 +40,54 @@ const integerList = z.preprocess(
       return ids;
     }),
 );
+
+/**
+ * Who users contact about their money: a Telegram @username, a t.me link, an email address or an http(s) URL. It is
+ * shown as plain text (Telegram links each form by itself), so characters that would need HTML escaping are refused.
+ */
+const supportContact = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .trim()
+    .max(200, "must be at most 200 characters")
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      const contact = parseSupportContact(value);
+      if (!contact) {
+        ctx.addIssue({
+          code: "custom",
+          message: "must be a Telegram @username, a https://t.me/… link, an email address or an https:// URL",
+        });
+        return z.NEVER;
+      }
+      return contact;
+    }),
+);
+
+interface SupportContact {
+  /** As shown in messages. */
+  label: string;
+  /** For a URL button (http(s) only: Telegram refuses other schemes); absent for an email address. */
+  url?: string;
+}
+
+export function parseSupportContact(value: string): SupportContact | undefined {
+  if (/[<>&"'\s]/.test(value)) return undefined;
+  const username = /^@([A-Za-z][A-Za-z0-9_]{3,31})$/.exec(value);
+  if (username) return { label: value, url: `https://t.me/${username[1]}` };
+  if (/^[^@/:]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$/.test(value)) return { label: value };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;
+  if (!url.hostname.includes(".")) return undefined;
+  return { label: value, url: url.toString() };
+}
 
 const booleanFlag = (fallback: boolean) =>
   z.preprocess(
@@ -86,11 +135,24 @@ export const configSchema = z
     PAYOUT_WEBHOOK_SECRET: optionalString,
     WEBHOOK_ALLOW_UNSIGNED: booleanFlag(false),
     BITCOIN_NETWORK: z.preprocess(emptyToUndefined, z.enum(["mainnet", "testnet", "signet"]).optional()),
+    PAYMENT_LINK_LIGHTNING: z.preprocess(
+      emptyToUndefined,
+      z
+        .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
+        .optional()
+        .transform((value) => (value === undefined ? undefined : ["true", "1", "yes"].includes(value))),
+    ),
     REDIS_URL: z.preprocess(
       emptyToUndefined,
       z
         .string()
-        .regex(/^rediss?:\/\//, "must start with redis:// or rediss://")
+        .superRefine((value, ctx) => {
+          try {
+            parseRedisUrl(value);
+          } catch (error) {
+            ctx.addIssue({ code: "custom", message: (error as Error).message });
+          }
+        })
         .optional(),
     ),
     ADMIN_CHAT_ID: z.preprocess(
@@ -109,6 +171,13 @@ export const configSchema = z
     ),
     LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(["json", "pretty"]).optional()),
     PROCESS_ROLE: z.preprocess(emptyToUndefined, z.enum(["all", "web", "worker"]).default("all")),
+    TELEGRAM_THROTTLE: booleanFlag(true),
+    SUPPORT_CONTACT: supportContact,
+    REFUND_APPROVAL_THRESHOLD_SATS: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(0).max(2_100_000_000_000_000).default(100_000),
+    ),
+    LNURL_ALLOW_HTTP_LOOPBACK: booleanFlag(false),
   })
   .transform((env) => {
     const local = !env.BOT_TOKEN;
@@ -122,6 +191,8 @@ export const configSchema = z
         apiRoot: env.TELEGRAM_API_ROOT,
         mode: env.BOT_MODE,
         webhookSecret: env.TELEGRAM_WEBHOOK_SECRET,
+        /** Outbound pacing to Telegram's flood limits; off only in front of an API without them (benches). */
+        throttle: env.TELEGRAM_THROTTLE,
       },
       http: { host: env.HOST, port: env.PORT, publicUrl: env.PUBLIC_URL },
       payout: {
@@ -134,6 +205,12 @@ export const configSchema = z
         embeddedSandbox: sandboxEmbedded,
       },
       bitcoinNetwork: env.BITCOIN_NETWORK ?? (env.PAYOUT_ENV === "production" ? "mainnet" : "signet"),
+      /**
+       * Whether the account's payment links may take LIGHTNING as well as BANKTRANSFER. The spec lists bank
+       * transfer only; the real service accepts Lightning on some accounts, so it is on where the operator says so,
+       * and by default only against the sandbox (which always accepts it).
+       */
+      paymentLinkLightning: env.PAYMENT_LINK_LIGHTNING ?? env.PAYOUT_ENV === "sandbox",
       redisUrl: env.REDIS_URL,
       admin: { chatId: env.ADMIN_CHAT_ID, userIds: env.ADMIN_USER_IDS },
       lowBalanceAlerts: env.LOW_BALANCE_ALERTS,
@@ -142,6 +219,13 @@ export const configSchema = z
        * workers. worker: queue workers and the reconciler (HTTP for health and metrics only), no updates.
        */
       processRole: env.PROCESS_ROLE,
+      support: { contact: env.SUPPORT_CONTACT },
+      refunds: {
+        /** A refund above this many sats waits for an admin's approval in the ops group; at or below it pays at once. */
+        approvalThresholdSats: env.REFUND_APPROVAL_THRESHOLD_SATS,
+        /** Lightning-address lookups may use plain http to 127.0.0.1/::1/localhost (tests); refused in production. */
+        allowHttpLoopback: env.LNURL_ALLOW_HTTP_LOOPBACK,
+      },
       log: {
         level: env.LOG_LEVEL,
         pretty: env.LOG_FORMAT ? env.LOG_FORMAT === "pretty" : env.NODE_ENV !== "production",
@@ -201,6 +285,8 @@ function crossFieldProblems(env: Record<string, string | undefined>): string[] {
     }
     if (flag("WEBHOOK_ALLOW_UNSIGNED"))
       problems.push("WEBHOOK_ALLOW_UNSIGNED must not be true when PAYOUT_ENV=production");
+    if (flag("LNURL_ALLOW_HTTP_LOOPBACK"))
+      problems.push("LNURL_ALLOW_HTTP_LOOPBACK must not be true when PAYOUT_ENV=production");
   }
   return problems;
 }

@@ -1,5 +1,4 @@
 import { mkdirSync } from "node:fs";
-import { Redis } from "ioredis";
 import pino from "pino";
 import { type App, createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
@@ -7,6 +6,7 @@ import { redisServerAvailable, startPrivateRedis } from "./local/redis-server.ts
 import type { TelegramEmulator } from "./local/telegram-emulator/index.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
 import type { Sandbox } from "./sandbox/index.ts";
+import { connectRedis } from "./store/connection.ts";
 
 /** Process wiring only: config → logger → redis → payout API (or embedded sandbox) → bot → HTTP → shutdown. */
 async function main(): Promise<void> {
@@ -20,9 +20,11 @@ async function main(): Promise<void> {
   const storage = await resolveStorage(config, logger, cleanups);
   const redis =
     storage.kind === "redis"
-      ? new Redis(storage.url, { maxRetriesPerRequest: null })
+      ? connectRedis(storage.url)
       : // Lazy: production never loads the in-memory stand-in.
         await (await import("./local/memory-redis.ts")).createMemoryRedis();
+  // ioredis reconnects by itself (through the Sentinels too); say so instead of letting it print to stderr.
+  redis.on("error", (error: Error) => logger.warn({ err: error }, "redis connection error; reconnecting"));
   cleanups.unshift(() => redis.quit());
 
   let sandbox: Sandbox | undefined;
@@ -68,7 +70,11 @@ async function main(): Promise<void> {
     queueBackend: storage.kind === "memory" ? "memory" : "bullmq",
     payout,
     telegram: { token: runtimeConfig.telegram.token! },
+    telegramPolicy: { throttle: runtimeConfig.telegram.throttle },
     publicUrl: sandbox ? "self" : config.http.publicUrl,
+    // One clock: the embedded sandbox's (its `:advance` moves what the bot sees too); a real API's is tracked
+    // from its Date headers.
+    ...(sandbox ? { now: () => sandbox!.now() } : {}),
   });
 
   let shuttingDown = false;

@@ -56,6 +56,7 @@ import {
   webhookRequestSchema,
   webhookTestResultSchema,
 } from "./schemas/webhook.ts";
+import type { ServerClock } from "./server-clock.ts";
 
 export interface PayoutApiOptions {
   /** e.g. http://127.0.0.1:4010/api/v1 (a trailing slash is tolerated). */
@@ -68,6 +69,8 @@ export interface PayoutApiOptions {
   connections?: number;
   /** Idle time before a pooled connection is closed (default 10 s; the server's keep-alive hint wins). */
   keepAliveMs?: number;
+  /** Tracks the API's clock from its responses (see ServerClock). */
+  clock?: ServerClock;
 }
 
 /**
@@ -258,6 +261,7 @@ export function createPayoutApi(options: PayoutApiOptions): PayoutApi {
     retry: { ...DEFAULT_RETRY, ...options.retry },
     connections: options.connections ?? 8,
     keepAliveMs: options.keepAliveMs ?? 10_000,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   return new PayoutApi(transport);
 }

@@ -5,6 +5,7 @@ import type { Logger } from "../log/logger.ts";
 import { scrubText } from "../log/mask.ts";
 import { kindOfMessage, kindOfStatus, PayoutApiError, type PayoutApiErrorKind } from "./errors.ts";
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from "./retry.ts";
+import type { ServerClock } from "./server-clock.ts";
 
 /**
  * The HTTP layer: one keep-alive undici Pool per API origin, JSON in and out, envelope unwrapping, error mapping,
@@ -49,6 +50,8 @@ export interface TransportOptions {
   retry: RetryPolicy;
   connections: number;
   keepAliveMs: number;
+  /** Fed with every response's Date header (the API's clock). */
+  clock?: ServerClock;
 }
 
 interface Answer {
@@ -145,12 +148,14 @@ export class HttpTransport {
     for (const [key, value] of Object.entries(spec.query ?? {}))
       if (value !== undefined) query.set(key, value);
     const search = query.size > 0 ? `?${query}` : "";
+    const sentAt = Date.now();
     const response = await this.pool.request({
       method: spec.method,
       path: `${this.basePath}${spec.path}${search}`,
       headers,
       body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
     });
+    this.options.clock?.observe(response.headers.date, sentAt, Date.now());
     const text = await response.body.text();
     return { status: response.statusCode, headers: response.headers, text };
   }

@@ -19,4 +19,5 @@ export * from "./schemas/transaction.ts";
 export * from "./schemas/user.ts";
 export * from "./schemas/wallet.ts";
 export * from "./schemas/webhook.ts";
+export { ServerClock } from "./server-clock.ts";
 export * from "./webhook-events.ts";

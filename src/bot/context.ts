@@ -18,6 +18,11 @@ export interface BotDeps {
   store: Store;
   translator: Translator;
   accountLanguage: Pick<AccountLanguage, "value">;
+  /**
+   * The payout API's clock (ms): what quote deadlines (`expiry`) are compared with. The embedded sandbox's clock in
+   * local mode and tests, else the API's `Date` headers tracked by ServerClock.
+   */
+  now: () => number;
   /** Optional hooks the process wiring provides (metrics, ops alerts). */
   hooks?: BotHooks;
   /** The events pipeline's ops surface (queues, dead letters, re-check) for /health and alert buttons. */

@@ -83,7 +83,20 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
     const unconfirmedExpiry = order.stage === "expired" && !order.confirmedAt;
     try {
       if (unconfirmedExpiry) await notifier.showQuoteExpired(order, view);
-      else order = await notifier.showStatus(order, view);
+      else {
+        // Confirmation counts still waiting behind a later state are shown first, one edit each, so the card
+        // steps through 1/3, 2/3, 3/3 even when a delivery was late (the cursor moves past each as it goes).
+        for (const entry of entries) {
+          if (entry === last || !isConfirmationStep(entry)) continue;
+          const shown = await notifier.showStatus(atEntry(order, entry), view);
+          // Only the card's id carries over (a new card may have been sent); the state stays the current one.
+          order = { ...order, statusMessageId: shown.statusMessageId };
+        }
+        order = await notifier.showStatus(order, view);
+      }
+      // A confirmed quote that expired: its quote card (a purchase keeps copy buttons for the pay-in account)
+      // must not look payable any more.
+      if (order.stage === "expired" && order.confirmedAt) await notifier.clearQuoteButtons(order);
       for (const entry of entries) {
         if (entry.notify && !(entry.stage === "expired" && unconfirmedExpiry)) {
           await notifier.notify(order, entry.stage, view);
@@ -124,6 +137,24 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
   }
 
   return process;
+}
+
+/** An on-chain count the card shows (payout_sent n/3). */
+function isConfirmationStep(entry: OutboxEntry): boolean {
+  return entry.stage === "payout_sent" && entry.confirmations !== undefined;
+}
+
+/** The order as it was when `entry` was recorded (only what the card shows of an on-chain count). */
+function atEntry<T extends { stage: string; confirmations?: number; txid?: string }>(
+  order: T,
+  entry: OutboxEntry,
+): T {
+  return {
+    ...order,
+    stage: entry.stage,
+    ...(entry.confirmations === undefined ? {} : { confirmations: entry.confirmations }),
+    ...(entry.txid ? { txid: entry.txid } : {}),
+  };
 }
 
 function failureAlert(

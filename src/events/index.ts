@@ -56,7 +56,10 @@ export interface EventsPipelineDeps {
   allowUnsigned?: boolean;
   onAlert?: (alert: OpsAlert) => unknown;
   onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
-  /** Reconciler tick period (default 7 s). */
+  /**
+   * Reconciler tick period (default 7 s). A tick that finds on-chain withdrawals waiting for blocks keeps checking
+   * them (every 2 s each) until the next tick is due.
+   */
   reconcileEveryMs?: number;
   reconciler?: Partial<ReconcilerOptions>;
   /** After a non-final transition the reconciler re-checks the order this much later (default 60 s). */
@@ -88,6 +91,8 @@ export interface EventsPipeline {
   stats(): Promise<Record<string, Record<string, number>>>;
   /** Check one order against the API now (an ops "re-check" button); missed transitions go the usual way. */
   recheckOrder(orderId: string): Promise<CheckOutcome | "unknown_order">;
+  /** Check the on-chain withdrawals waiting for confirmations now (a block was just mined); returns how many. */
+  recheckPendingOnchain(): Promise<number>;
 }
 
 export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
@@ -119,6 +124,8 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     metrics: deps.metrics,
   });
 
+  const reconcilerOptions = { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler };
+  const reconcileEveryMs = deps.reconcileEveryMs ?? 7_000;
   const reconciler = createReconciler({
     redis: deps.redis,
     store: deps.store,
@@ -127,7 +134,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     logger,
     metrics: deps.metrics,
     now,
-    options: { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler },
+    options: reconcilerOptions,
   });
 
   let started = false;
@@ -181,6 +188,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         logger,
         now,
         followUpMs: deps.followUpMs ?? 60_000,
+        onchainPollMs: reconcilerOptions.onchainPollMs,
         paymentLinkHook: !!deps.onPaymentLinkEvent,
       });
       const deliver = createDeliveryProcessor({
@@ -198,9 +206,9 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       await queues.startWorkers({
         ingest,
         deliveries: deliver,
-        reconcileTick: () => reconciler.tick(),
+        reconcileTick: () => reconciler.tick(reconcileEveryMs - reconcilerOptions.stepMs),
         deliveryConcurrency: deps.deliveryConcurrency ?? 16,
-        reconcileEveryMs: deps.reconcileEveryMs ?? 7_000,
+        reconcileEveryMs,
         onFailed,
         onError: (queue, error) => logger.error({ err: error, queue }, "worker error"),
       });
@@ -210,6 +218,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     async stop() {
       if (stopped) return;
       stopped = true;
+      reconciler.stop();
       await queues.close(deps.stopGraceMs ?? 10_000);
       unregisterQueueSource?.();
       logger.info("events pipeline stopped");
@@ -225,5 +234,6 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       const order = await deps.store.orders.get(orderId);
       return order ? reconciler.check(order) : "unknown_order";
     },
+    recheckPendingOnchain: () => reconciler.checkPendingOnchain(),
   };
 }

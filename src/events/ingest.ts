@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { eventHash, eventOrderId, parseWebhookEvent, type WebhookEvent } from "../api/index.ts";
 import type { Logger } from "../log/logger.ts";
 import { transactionFacts } from "../orders/facts.ts";
-import { transitionFromPaymentEvent } from "../orders/mapping.ts";
+import { confirmationSteps, isPendingOnchain, transitionFromPaymentEvent } from "../orders/mapping.ts";
 import { isTerminalStage, type OrderRecord, type OrderTransition, type Store } from "../store/index.ts";
 import type { DeliveryJobData } from "./delivery.ts";
 import { eventKeys } from "./keys.ts";
@@ -52,6 +52,8 @@ export interface IngestDeps {
   now: () => number;
   /** When an order moves but is not finished, the reconciler looks again after this long (a lost later webhook). */
   followUpMs: number;
+  /** An on-chain withdrawal still short of its confirmations is re-checked this soon instead (no webhook counts). */
+  onchainPollMs: number;
   /** Whether payment-link traffic has a consumer (otherwise it is logged and dropped). */
   paymentLinkHook: boolean;
 }
@@ -86,14 +88,17 @@ export function createIngestProcessor(deps: IngestDeps) {
       return "unknown_order";
     }
     const { order } = result;
+    // Blocks the check did not see one by one (two mined between polls) are still shown, each in order.
+    for (const step of confirmationSteps(result.previousConfirmations, order)) await deps.outbox.record(step);
     // Record even when `changed` is false: a retry after a crash between transition() and here must still
     // reach the user. The outbox only appends states the user has not been given.
     const { pending } = await deps.outbox.record(order);
     // Removed once done (nothing reads it; alerts keep their ids a while to be added once).
     if (pending) await deps.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true });
     if (result.changed && !isTerminalStage(order.stage) && order.stage !== "awaiting_payment") {
+      const delay = isPendingOnchain(order) ? deps.onchainPollMs : deps.followUpMs;
       await Promise.all([
-        store.orders.rescheduleOpen(orderId, deps.now() + deps.followUpMs),
+        store.orders.rescheduleOpen(orderId, deps.now() + delay),
         deps.redis.del(eventKeys.reconcileAttempts(orderId)),
       ]);
     }

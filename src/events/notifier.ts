@@ -74,6 +74,19 @@ export class Notifier {
     await this.edit(order, order.quoteMessageId, card, "quote_expired");
   }
 
+  /** Drop the buttons of the quote card (already gone or unchanged: fine). */
+  async clearQuoteButtons(order: OrderRecord): Promise<void> {
+    if (order.quoteMessageId === undefined) return;
+    try {
+      await this.call(order, "editMessageReplyMarkup", () =>
+        this.deps.telegram.editMessageReplyMarkup(order.chatId, order.quoteMessageId!),
+      );
+    } catch (error) {
+      if (error instanceof GrammyError && error.error_code === 400) return;
+      throw error;
+    }
+  }
+
   /** The short message that makes the phone buzz, threaded under the status card. */
   async notify(order: OrderRecord, stage: OrderStage, view: View): Promise<boolean> {
     const text = renderNotification(order, view.t, view.locale, stage);

@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics.ts";
-import { transitionFromApiState, wouldChange } from "../orders/mapping.ts";
-import type { OrderRecord, Store } from "../store/index.ts";
+import { isPendingOnchain, transitionFromApiState, wouldChange } from "../orders/mapping.ts";
+import type { OrderRecord, OrderTransition, Store } from "../store/index.ts";
 import type { IngestJobData } from "./ingest.ts";
 import { isNotFound } from "./ingest.ts";
 import { eventKeys } from "./keys.ts";
@@ -13,7 +13,11 @@ import type { EventsPayoutApi } from "./types.ts";
  * The reconciler: a repeatable tick takes the open orders that are due (`orders:open` scores are "next check"
  * times, first the quote expiry), asks the API what really happened (GET /order, GET /transaction?orderId=) and
  * queues any missed transition on the ingest queue — the same transition + outbox + delivery path as webhooks, so
- * a lost webhook ends exactly like a delivered one. Still-open orders are pushed back with exponential backoff.
+ * a lost webhook ends exactly like a delivered one. Still-open orders are pushed back with exponential backoff,
+ * except on-chain withdrawals waiting for confirmations: no webhook carries the count, so they are looked at every
+ * `onchainPollMs` until they succeed or fail (each block reaches the card within seconds). A tick looks for due
+ * orders every `stepMs` until the next tick (one ZRANGEBYSCORE a step), so orders are checked when they are due
+ * while the tick itself (a BullMQ job, ~60 Redis commands) stays at its slow pace.
  */
 export interface ReconcilerOptions {
   /** Orders checked per tick. */
@@ -23,6 +27,10 @@ export interface ReconcilerOptions {
   maxBackoffMs: number;
   /** An unpaid order counts as expired this long after its expiry (clock skew, a payment in flight). */
   expiryGraceMs: number;
+  /** Re-check period of an on-chain withdrawal waiting for confirmations. */
+  onchainPollMs: number;
+  /** How often a tick looks for due orders until its budget (the time to the next tick) ends. */
+  stepMs: number;
 }
 
 export const DEFAULT_RECONCILER_OPTIONS: ReconcilerOptions = {
@@ -30,6 +38,8 @@ export const DEFAULT_RECONCILER_OPTIONS: ReconcilerOptions = {
   baseBackoffMs: 15_000,
   maxBackoffMs: 10 * 60_000,
   expiryGraceMs: 30_000,
+  onchainPollMs: 2_000,
+  stepMs: 500,
 };
 
 export interface ReconcilerDeps {
@@ -54,22 +64,42 @@ export interface TickResult {
 export function createReconciler(deps: ReconcilerDeps) {
   const { store, api, logger, options } = deps;
 
-  async function tick(): Promise<TickResult> {
-    const due = await store.orders.openOrdersDue(deps.now(), options.batchSize);
+  let stopping = false;
+
+  /** One tick: the orders due now, then again every `stepMs` until `budgetMs` (the time to the next tick) runs out. */
+  async function tick(budgetMs = 0): Promise<TickResult> {
+    const deadline = Date.now() + budgetMs;
     const result: TickResult = { checked: 0, queued: 0, unavailable: 0 };
+    await pass(result);
+    while (!stopping && Date.now() + options.stepMs < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, options.stepMs));
+      await pass(result);
+    }
+    if (result.checked > 0) logger.debug(result, "reconciler tick");
+    return result;
+  }
+
+  async function pass(result: TickResult): Promise<void> {
+    const due = await store.orders.openOrdersDue(deps.now(), options.batchSize);
     for (const order of due) {
       const outcome = await check(order);
       result.checked += 1;
       if (outcome === "queued") result.queued += 1;
       if (outcome === "api_unavailable") result.unavailable += 1;
     }
-    if (result.checked > 0) logger.debug(result, "reconciler tick");
-    return result;
   }
 
   /** Check one order against the API now (also what an ops "re-check" button calls). */
   async function check(order: OrderRecord): Promise<CheckOutcome> {
     let outcome: CheckOutcome = "unchanged";
+    if (unconfirmedPayoutPastDeadline(order, deps.now())) {
+      // Its invoice was never shown (the user never confirmed), so nothing can be in flight: the quote card flips
+      // to "expired" at the deadline without waiting for the API (which may be slow or down).
+      await queueTransition(order, { stage: "expired" });
+      await reschedule(order);
+      return "queued";
+    }
+    let pendingOnchain = isPendingOnchain(order);
     try {
       const [apiOrder, transactions] = await Promise.all([
         api.getOrder(order.orderId).catch(notFoundAs(undefined)),
@@ -82,18 +112,15 @@ export function createReconciler(deps: ReconcilerDeps) {
         now: deps.now(),
         expiryGraceMs: options.expiryGraceMs,
       });
-      if (transition && wouldChange(order, transition)) {
-        await deps.ingest.add("reconcile", {
-          kind: "reconcile",
-          orderId: order.orderId,
-          transition,
-          source: "reconciler",
-          checkedAt: new Date(deps.now()).toISOString(),
+      if (transition?.stage) {
+        pendingOnchain ||= isPendingOnchain({
+          kind: order.kind,
+          stage: transition.stage,
+          confirmations: transition.confirmations ?? order.confirmations,
         });
-        logger.info(
-          { orderId: order.orderId, stage: transition.stage },
-          "reconciler found a missed transition",
-        );
+      }
+      if (transition && wouldChange(order, transition)) {
+        await queueTransition(order, transition);
         outcome = "queued";
       }
     } catch (error) {
@@ -103,8 +130,36 @@ export function createReconciler(deps: ReconcilerDeps) {
       logger.warn({ err: error, orderId: order.orderId }, "reconciler could not check order");
       outcome = "api_unavailable";
     }
-    await reschedule(order);
+    if (pendingOnchain && outcome !== "api_unavailable") {
+      // The fast lane: no backoff counter to bump, one ZADD XX (a finished order has left the set and stays out).
+      await store.orders.rescheduleOpen(order.orderId, deps.now() + options.onchainPollMs);
+    } else {
+      await reschedule(order);
+    }
     return outcome;
+  }
+
+  /** Check now the on-chain withdrawals waiting for confirmations (local mode's `:mine`: a block just appeared). */
+  async function checkPendingOnchain(): Promise<number> {
+    // They are always due within one poll period, so the next `onchainPollMs` of the schedule holds them all.
+    const soon = await store.orders.openOrdersDue(deps.now() + options.onchainPollMs, options.batchSize);
+    let checked = 0;
+    for (const order of soon.filter(isPendingOnchain)) {
+      await check(order);
+      checked += 1;
+    }
+    return checked;
+  }
+
+  async function queueTransition(order: OrderRecord, transition: OrderTransition): Promise<void> {
+    await deps.ingest.add("reconcile", {
+      kind: "reconcile",
+      orderId: order.orderId,
+      transition,
+      source: "reconciler",
+      checkedAt: new Date(deps.now()).toISOString(),
+    });
+    logger.info({ orderId: order.orderId, stage: transition.stage }, "reconciler found a missed transition");
   }
 
   async function reschedule(order: OrderRecord): Promise<void> {
@@ -127,7 +182,25 @@ export function createReconciler(deps: ReconcilerDeps) {
     await store.orders.rescheduleOpen(order.orderId, next);
   }
 
-  return { tick, check };
+  return {
+    tick,
+    check,
+    checkPendingOnchain,
+    /** Shutdown: a tick in its fast loop returns after the current step. */
+    stop() {
+      stopping = true;
+    },
+  };
+}
+
+/** A payout quote nobody confirmed, past its expiry on the API's clock. */
+function unconfirmedPayoutPastDeadline(order: OrderRecord, nowMs: number): boolean {
+  return (
+    order.kind === "payout" &&
+    order.stage === "awaiting_payment" &&
+    !order.confirmedAt &&
+    nowMs >= Date.parse(order.expiresAt)
+  );
 }
 
 function notFoundAs<T>(value: T) {

@@ -44,6 +44,12 @@ export interface Translator {
 export async function createTranslator(options: {
   logger: Logger;
   localesDir?: string;
+  /**
+   * SUPPORT_CONTACT as shown (plain text: config refuses characters HTML would need escaped). It replaces
+   * `refund:support.contact` in every language; strings that mention support nest `$t(refund:support.contact)`,
+   * so unset, each language's own wording ("the operator of this bot") is used.
+   */
+  supportContact?: string;
 }): Promise<Translator> {
   const resources = loadResources(options.localesDir ?? DEFAULT_LOCALES_DIR);
   const namespaces = Object.keys(resources[DEFAULT_LANGUAGE] ?? {});
@@ -72,6 +78,11 @@ export async function createTranslator(options: {
       return "…";
     },
   });
+  if (options.supportContact) {
+    for (const { code } of LANGUAGES) {
+      instance.addResource(code, "refund", "support.contact", options.supportContact);
+    }
+  }
   reportIncompleteLocales(resources, options.logger);
   return {
     i18n: instance,

@@ -63,6 +63,9 @@ export function attachTerminal(input: {
           const count = Math.max(1, Number(args[0] ?? "1") || 1);
           sandbox.mineBlocks(count);
           terminal.print(`Sandbox: mined ${count} block(s).`);
+          // A real chain has no hook into the bot: production polls pending withdrawals every few seconds. Here the
+          // block is ours, so look at once (the card shows the new count right away).
+          await app.events.recheckPendingOnchain();
           return true;
         }
         if (name === "advance") {

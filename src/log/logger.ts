@@ -71,14 +71,7 @@ export function createLogger(options: LoggerOptions): Logger {
     name: options.name,
     redact,
     serializers: {
-      err: (error: unknown) => {
-        const serialized = pino.stdSerializers.err(error as Error);
-        if (serialized && typeof serialized.message === "string")
-          serialized.message = scrubText(serialized.message);
-        if (serialized && typeof serialized.stack === "string")
-          serialized.stack = scrubText(serialized.stack);
-        return serialized;
-      },
+      err: serializeError,
     },
   };
   if (options.destination) return pino(base, options.destination);
@@ -92,6 +85,43 @@ export function createLogger(options: LoggerOptions): Logger {
     });
   }
   return pino(base);
+}
+
+/**
+ * Errors are logged by what explains them, never by every field they carry: pino's standard serializer copies all
+ * own properties, and grammY's BotError holds the whole update context (the message text, session, deps).
+ */
+const ERROR_FIELDS = [
+  "type",
+  "message",
+  "stack",
+  "code",
+  "errno",
+  "syscall",
+  "method",
+  "error_code",
+  "description",
+  "status",
+  "statusCode",
+  "kind",
+  "endpoint",
+  "outcomeUnknown",
+  "apiMessage",
+] as const;
+
+function serializeError(error: unknown, depth = 0): Record<string, unknown> | undefined {
+  const serialized = pino.stdSerializers.err(error as Error) as Record<string, unknown> | undefined;
+  if (!serialized || typeof serialized !== "object") return serialized;
+  const kept: Record<string, unknown> = {};
+  for (const field of ERROR_FIELDS) {
+    const value = serialized[field];
+    if (value === undefined || (typeof value === "object" && value !== null)) continue;
+    kept[field] = typeof value === "string" ? scrubText(value) : value;
+  }
+  // grammY wraps the handler's error in BotError.error; other libraries use cause.
+  const inner = (error as { error?: unknown; cause?: unknown }).error ?? (error as { cause?: unknown }).cause;
+  if (inner instanceof Error && depth < 3) kept.cause = serializeError(inner, depth + 1);
+  return kept;
 }
 
 /** A logger that writes nothing, for tests and tools that do not care. */

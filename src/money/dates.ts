@@ -41,6 +41,12 @@ export function formatDateTime(ms: number, locale: string, country: Country): st
   return Number.isFinite(ms) ? dateFormat(locale, country, "dateTime").format(new Date(ms)) : "";
 }
 
+/** "WAT", "EAT", "SAST", "GMT" (or the locale's name for the zone, "UTC+1"): the zone's name alone. */
+export function zoneName(locale: string, country: Country): string {
+  const parts = dateFormat(locale, country, "clock").formatToParts(new Date(0));
+  return parts.find((part) => part.type === "timeZoneName")?.value ?? COUNTRY_TIME_ZONES[country];
+}
+
 const dayFormats = new Map<Country, Intl.DateTimeFormat>();
 
 /** The calendar day ("2026-11-22") of an instant in the corridor's zone. */

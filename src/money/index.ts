@@ -17,7 +17,7 @@ export {
   isMinorAmount,
   isoOf,
 } from "./currencies.ts";
-export { COUNTRY_TIME_ZONES, formatClock, formatDateTime, localDay } from "./dates.ts";
+export { COUNTRY_TIME_ZONES, formatClock, formatDateTime, localDay, zoneName } from "./dates.ts";
 export { fromMajorString, toMajorString } from "./decimal.ts";
 export {
   decimalSeparator,

@@ -122,6 +122,33 @@ export function transitionFromApiState(input: ApiReconcileInput): OrderTransitio
   return undefined;
 }
 
+/**
+ * An on-chain withdrawal that is broadcast but short of its confirmations. No webhook carries confirmation counts,
+ * so the reconciler polls these fast (every few seconds) until the withdrawal succeeds or fails.
+ */
+export function isPendingOnchain(order: Pick<OrderRecord, "kind" | "stage" | "confirmations">): boolean {
+  return order.stage === "payout_sent" && (order.kind === "buy" || order.confirmations !== undefined);
+}
+
+/**
+ * The confirmation counts the user has not seen between `previous` (what the order showed before a transition)
+ * and the order now, as states to record before it: 0 → completed(3) gives payout_sent 1/3 and 2/3, so the card
+ * shows every block in order even when one check saw several. Empty unless the order was already counting.
+ */
+export function confirmationSteps<T extends Pick<OrderRecord, "stage" | "confirmations">>(
+  previous: number | undefined,
+  order: T,
+): T[] {
+  if (previous === undefined || order.confirmations === undefined) return [];
+  if (order.stage !== "payout_sent" && order.stage !== "completed") return [];
+  const steps: T[] = [];
+  const last = Math.min(order.confirmations, REQUIRED_CONFIRMATIONS);
+  for (let count = previous + 1; count < last; count += 1) {
+    steps.push({ ...order, stage: "payout_sent", confirmations: count });
+  }
+  return steps;
+}
+
 /** Whether applying `update` to `order` would change anything (skips no-op work before queueing). */
 export function wouldChange(order: OrderRecord, update: OrderTransition): boolean {
   if (update.stage && update.stage !== order.stage) return true;

@@ -2,6 +2,7 @@ import type { TFunction } from "i18next";
 import { escapeHtml } from "../i18n/index.ts";
 import { formatDateTime } from "../money/index.ts";
 import type { OrderRecord } from "../store/orders.ts";
+import { breakdownLines } from "./quote-lines.ts";
 import { formatOrderMoney } from "./status-card.ts";
 
 /**
@@ -27,6 +28,8 @@ export function renderReceipt(order: OrderRecord, t: TFunction, locale: string, 
       fee: formatOrderMoney(order.fee, locale),
     }),
   );
+  const { rate } = breakdownLines(order, t, locale);
+  if (rate) lines.push(rate);
   if (order.payoutReference && !buy) {
     lines.push(
       t("status:receipt.reference_line", {

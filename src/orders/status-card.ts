@@ -5,6 +5,8 @@ import { formatClock, formatMoney, isCurrencyCode } from "../money/index.ts";
 import type { OrderRecord, OrderStage } from "../store/orders.ts";
 import { receiptCallbackData, requoteCallbackData } from "./callback-data.ts";
 import { FAILURE_REASONS, REQUIRED_CONFIRMATIONS } from "./mapping.ts";
+import { breakdownLines } from "./quote-lines.ts";
+import { offersRefund, refundButton, refundLine } from "./refund.ts";
 
 /**
  * The one status message per order (Telegram HTML), edited through every stage, plus the short notification
@@ -53,10 +55,13 @@ function newQuoteKeyboard(order: OrderRecord, t: TFunction): InlineKeyboard {
 }
 
 function summaryLines(order: OrderRecord, t: TFunction, locale: string): string[] {
+  const { breakdown, rate } = breakdownLines(order, t, locale);
   return [
     t("status:field.recipient", { recipient: escapeHtml(order.recipientLabel) }),
     t("status:field.pay", { amount: formatOrderMoney(order.pay, locale) }),
+    breakdown,
     t(`status:field.receive.${order.kind}`, { amount: formatOrderMoney(order.receive, locale) }),
+    ...(rate ? [rate] : []),
   ];
 }
 
@@ -114,9 +119,15 @@ export function renderStatusCard(order: OrderRecord, t: TFunction, locale: strin
       break;
     case "failed":
       lines.push(failureText(order, t, locale), t("status:detail.support", { orderId }));
-      // A payment that never went through can simply be tried again; held funds need support first.
+      // A payment that never went through can simply be tried again; held sats can be refunded by the user.
       if (order.failureReason === FAILURE_REASONS.paymentFailed && order.kind === "payout") {
         keyboard = newQuoteKeyboard(order, t);
+      } else if (offersRefund(order)) {
+        keyboard = refundButton(order, t);
+      }
+      {
+        const refund = refundLine(order, t, locale);
+        if (refund) lines.push(refund);
       }
       break;
     case "expired":

@@ -4,8 +4,9 @@ import { bech32, hex, utf8 } from "@scure/base";
 
 /**
  * A small BOLT11 encoder: enough to issue real, signed, decodable signet invoices (`lntbs…`) for
- * Lightning quotes. Fields: timestamp, p (payment hash), s (payment secret), d (description),
- * x (expiry), c (min final CLTV), n (payee), 9 (features). Signed by the sandbox node key.
+ * Lightning quotes. Fields: timestamp, p (payment hash), s (payment secret), d (description) or h
+ * (description hash, as LNURL-pay invoices carry), x (expiry), c (min final CLTV), n (payee), 9 (features).
+ * Signed by the sandbox node key.
  */
 
 export interface InvoiceInput {
@@ -14,6 +15,8 @@ export interface InvoiceInput {
   paymentHash: Uint8Array;
   paymentSecret: Uint8Array;
   description: string;
+  /** When set, the invoice commits to sha256 of a long description (tag h, as LNURL-pay) instead of tag d. */
+  descriptionHash?: Uint8Array;
   /** Unix seconds. */
   timestamp: number;
   expirySeconds: number;
@@ -26,7 +29,7 @@ export interface InvoiceInput {
 export const SANDBOX_NODE_SECRET = sha256(utf8.decode("mavapay-sandbox-lightning-node"));
 export const SANDBOX_NODE_PUBKEY = secp256k1.getPublicKey(SANDBOX_NODE_SECRET, true);
 
-const TAG = { p: 1, s: 16, d: 13, x: 6, c: 24, n: 19, features: 5 } as const;
+const TAG = { p: 1, s: 16, d: 13, h: 23, x: 6, c: 24, n: 19, features: 5 } as const;
 
 /** Shortest exact amount part of the human-readable prefix: 6016 sats → "60160n", 10000 → "100u". */
 export function amountPrefix(sats: number): string {
@@ -84,7 +87,9 @@ export function encodeInvoice(input: InvoiceInput, nodeSecret: Uint8Array = SAND
     ...intToWords(input.timestamp, 7),
     ...tagged(TAG.p, bech32.toWords(input.paymentHash)),
     ...tagged(TAG.s, bech32.toWords(input.paymentSecret)),
-    ...tagged(TAG.d, bech32.toWords(utf8.decode(input.description))),
+    ...(input.descriptionHash
+      ? tagged(TAG.h, bech32.toWords(input.descriptionHash))
+      : tagged(TAG.d, bech32.toWords(utf8.decode(input.description)))),
     ...tagged(TAG.x, intToWords(input.expirySeconds)),
     ...tagged(TAG.c, intToWords(input.minFinalCltvExpiry ?? 80)),
     ...tagged(TAG.n, bech32.toWords(payee)),

@@ -134,6 +134,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     logger,
     apiKey: () => core.state.account.apiKey,
     beforeRequest: () => scheduler.runDue(),
+    now: () => clock.now(),
   });
   const port = await http.listen(options.port ?? 0, options.host ?? "127.0.0.1");
   const origin = `http://127.0.0.1:${port}`;

@@ -45,9 +45,22 @@ export const withdrawBtcPayloadSchema = z.object({
   paymentHash: z.string().optional(),
   memo: z.string().optional(),
 });
+/** A user's refund of held sats above REFUND_APPROVAL_THRESHOLD_SATS (the user is the requester). */
+export const refundPayloadSchema = z.object({
+  kind: z.literal("refund"),
+  orderId: z.string(),
+  invoice: z.string(),
+  amountSats: z.number().int().positive(),
+  /** Unix ms the invoice expires. */
+  invoiceExpiresAt: z.number().int(),
+  /** As shown to the user: a shortened invoice or the Lightning address. */
+  destination: z.string(),
+  paymentHash: z.string().optional(),
+});
 export const approvalPayloadSchema = z.discriminatedUnion("kind", [
   withdrawNgnPayloadSchema,
   withdrawBtcPayloadSchema,
+  refundPayloadSchema,
 ]);
 export type ApprovalPayload = z.infer<typeof approvalPayloadSchema>;
 

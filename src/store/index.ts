@@ -5,6 +5,7 @@ import { MerchantRepository } from "./merchants.ts";
 import { OrderRepository } from "./orders.ts";
 import { PaymentLinkRepository } from "./payment-links.ts";
 import { RecipientRepository } from "./recipients.ts";
+import { RefundRepository } from "./refunds.ts";
 import { SettingsRepository } from "./settings.ts";
 import { StatsRepository } from "./stats.ts";
 import { UserRepository } from "./users.ts";
@@ -17,6 +18,7 @@ export * from "./merchants.ts";
 export * from "./orders.ts";
 export * from "./payment-links.ts";
 export * from "./recipients.ts";
+export * from "./refunds.ts";
 export * from "./script.ts";
 export * from "./settings.ts";
 export * from "./stats.ts";
@@ -30,6 +32,7 @@ export interface Store {
   merchants: MerchantRepository;
   paymentLinks: PaymentLinkRepository;
   approvals: ApprovalRepository;
+  refunds: RefundRepository;
   settings: SettingsRepository;
   stats: StatsRepository;
 }
@@ -45,6 +48,7 @@ export function createStore(redis: Redis): Store {
     merchants: new MerchantRepository(redis, users),
     paymentLinks: new PaymentLinkRepository(redis),
     approvals: new ApprovalRepository(redis),
+    refunds: new RefundRepository(redis),
     settings: new SettingsRepository(redis),
     stats: new StatsRepository(redis, orders),
   };

@@ -12,5 +12,8 @@ export const keys = {
   recipients: (userId: number) => `user:${userId}:recipients`,
   recipientByToken: (token: string) => `recipient:token:${token}`,
   audit: () => "audit",
+  refund: (orderId: string) => `refund:${orderId}`,
+  refundsOpen: () => "refunds:open",
+  refundByTransaction: (transactionId: string) => `refund:tx:${transactionId}`,
   idempotency: (scope: string, key: string) => `idem:${scope}:${key}`,
 } as const;

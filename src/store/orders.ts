@@ -76,6 +76,15 @@ export const orderRecordSchema = z.object({
   failureReason: z.string().optional(),
   /** Saved-recipient id this order was sent to, if any. */
   recipientId: z.string().optional(),
+  /** The refund of held sats, as last noted (the refund record, `refund:<orderId>`, is the source of truth). */
+  refund: z
+    .object({
+      state: z.string(),
+      amountSats: z.number().int(),
+      transactionId: z.string().optional(),
+      updatedAt: z.string(),
+    })
+    .optional(),
 });
 export type OrderRecord = z.infer<typeof orderRecordSchema>;
 export type NewOrder = Omit<OrderRecord, "stage" | "createdAt" | "updatedAt"> & { stage?: OrderStage };
@@ -93,6 +102,8 @@ export interface TransitionResult {
   /** False when the transition was stale (lower stage, fewer confirmations) or a duplicate. */
   changed: boolean;
   previousStage: OrderStage;
+  /** The confirmation count before the transition (on-chain orders), so every block in between can be shown. */
+  previousConfirmations?: number;
 }
 
 /** Orders live for 90 days after their last change; history keeps the newest 500 per user. */
@@ -186,13 +197,31 @@ export class OrderRepository {
   }
 
   /**
+   * Note the refund's current state on the order (for /status, the card and the receipt); not a stage change.
+   * `changed` is true for exactly one caller per new state (compare-and-set), so what follows a state only once
+   * (an alert, the receipt) hangs on it.
+   */
+  async noteRefund(
+    orderId: string,
+    refund: NonNullable<OrderRecord["refund"]>,
+  ): Promise<{ order: OrderRecord; changed: boolean } | undefined> {
+    return this.mutate(orderId, (order) => {
+      const same =
+        order.refund?.state === refund.state && order.refund?.transactionId === refund.transactionId;
+      return same ? { order, changed: false } : { order: { ...order, refund }, changed: true };
+    });
+  }
+
+  /**
    * Apply a transition atomically and monotonically: a stage never moves back, a terminal stage never changes,
    * confirmations only grow. Returns changed=false for stale or duplicate transitions.
    */
   async transition(orderId: string, update: OrderTransition): Promise<TransitionResult | undefined> {
     let previousStage: OrderStage = "awaiting_payment";
+    let previousConfirmations: number | undefined;
     const result = await this.mutate(orderId, (order) => {
       previousStage = order.stage;
+      previousConfirmations = order.confirmations;
       const next = { ...order };
       let changed = false;
       if (update.stage && update.stage !== order.stage) {
@@ -219,7 +248,11 @@ export class OrderRepository {
       return { order: next, changed };
     });
     if (!result) return undefined;
-    return { ...result, previousStage };
+    return {
+      ...result,
+      previousStage,
+      ...(previousConfirmations === undefined ? {} : { previousConfirmations }),
+    };
   }
 
   /**

@@ -9,6 +9,11 @@ export const userRecordSchema = z.object({
   username: z.string().optional(),
   /** The language the user picked with /language; absent = follow Telegram/account defaults. */
   language: z.string().optional(),
+  /**
+   * The corridor whose clock the user reads times in (/language): NG = WAT, KE = EAT, ZA = SAST, GH = GMT. Absent =
+   * the clock of their most recent order's corridor, else their language's country (see bot/services/clock.ts).
+   */
+  clock: z.enum(["NG", "KE", "ZA", "GH"]).optional(),
   /** Last language_code Telegram reported, so notifications outside an update can use it. */
   telegramLanguage: z.string().optional(),
   blocked: z.boolean().default(false),

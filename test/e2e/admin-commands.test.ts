@@ -143,7 +143,9 @@ describe("ops information and user commands", () => {
     const blocked = await ask(ops.group, ops.ada, "/block 8101");
     expect(blocked.text).toMatch(/is blocked/);
     await customer.send("/start");
-    expect((await customer.nextMessage({ match: /paused/ })).text).toMatch(/contact support/);
+    expect((await customer.nextMessage({ match: /paused/ })).text).toMatch(
+      /contact the operator of this bot/,
+    );
     const audit = await ops.stack.app.store.audit.recent(5);
     expect(audit.some((entry) => entry.action === "user.blocked" && entry.actor === ops.ada.id)).toBe(true);
 

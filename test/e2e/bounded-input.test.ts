@@ -36,6 +36,7 @@ const PREFIXES = [
   "wd",
   "bc",
   "order",
+  "clock",
 ];
 
 /** Data no button of ours ever carries: bad numbers, extra fields, wrong id shapes, 64 bytes of junk. */

@@ -44,6 +44,7 @@ const PREFIXES = [
   "wd",
   "bc",
   "order",
+  "clock",
 ];
 /** Every key path of the English resources ("quote.title"), as a whole token: a key shown untranslated. */
 const english = loadResources(DEFAULT_LOCALES_DIR).en ?? {};

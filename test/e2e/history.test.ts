@@ -1,7 +1,7 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CurrencyCode, formatMoney } from "../../src/money/index.ts";
-import type { NewOrder } from "../../src/store/index.ts";
+import { type CurrencyCode, formatDateTime, formatMoney } from "../../src/money/index.ts";
+import type { NewOrder, OrderRecord } from "../../src/store/index.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 
@@ -160,5 +160,46 @@ describe("/history", () => {
     expect(view && "callback_data" in view ? view.callback_data : "").toBe(`hist:view:${order.orderId}`);
     await other.send("/history");
     expect((await other.nextMessage()).text).toContain("You have no orders yet");
+  });
+
+  it("shows every time in the user's clock: the most recent corridor's by default, then the one picked", async () => {
+    const user = stack.tg.user({ id: 7420, language_code: "en" });
+    const store = stack.app.store;
+    const created: OrderRecord[] = [];
+    for (const corridor of ["KE", "NG", "GH", "ZA"] as const) {
+      created.push(await store.orders.create(record(user.id, { corridor })));
+    }
+    const timesIn = (clock: "ZA" | "KE") =>
+      created.map((order) => formatDateTime(Date.parse(order.createdAt), "en-NG", clock)).reverse();
+    const shownTimes = (text: string) =>
+      [...text.matchAll(/^\d+\. \S+ \S+ (.+)$/gm)].map((match) => match[1]);
+
+    // Nothing chosen: the clock of the most recent order's corridor (ZA), for every line, newest first.
+    await user.send("/history");
+    const byDefault = (await user.nextMessage({ match: "Your orders" })).text ?? "";
+    expect(byDefault).toContain("🕒 Times in SAST · change with /language");
+    expect(shownTimes(byDefault)).toEqual(timesIn("ZA"));
+
+    // The picker under /language shows each clock's time now; the user taps Kenya's.
+    await user.send("/language");
+    const picker = await user.nextMessage({ match: "Choose your language" });
+    expect(picker.text).toContain("times in /history are shown in the zone you pick here");
+    const clockButtons = buttons(picker).filter((label) => /\d{2}:\d{2}/.test(label));
+    expect(clockButtons).toEqual([
+      expect.stringMatching(/^🇳🇬 \d{2}:\d{2} WAT$/),
+      expect.stringMatching(/^🇰🇪 \d{2}:\d{2} EAT$/),
+      expect.stringMatching(/^✅ 🇿🇦 \d{2}:\d{2} SAST$/),
+      expect.stringMatching(/^🇬🇭 \d{2}:\d{2} GMT$/),
+    ]);
+    const press = await user.press(picker, /🇰🇪/);
+    expect((await press.answer()).text).toMatch(/^Clock set: \d{2}:\d{2} EAT$/);
+    const marked = await user.nextEdit(picker);
+    expect(buttons(marked)).toContainEqual(expect.stringMatching(/^✅ 🇰🇪/));
+    expect((await store.users.get(user.id))?.clock).toBe("KE");
+
+    await user.send("/history");
+    const chosen = (await user.nextMessage({ match: "Your orders" })).text ?? "";
+    expect(chosen).toContain("🕒 Times in EAT · change with /language");
+    expect(shownTimes(chosen)).toEqual(timesIn("KE"));
   });
 });

@@ -41,6 +41,39 @@ describe("local mode (npm start with no configuration)", () => {
     expect(bot.lines.some((line) => line.raw.startsWith('{"level"'))).toBe(false);
   });
 
+  it(":advance moves the bot's clock too: a quote card flips to expired by itself", async () => {
+    const bot = spawnBot({
+      inheritEnv: false,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      stdin: "pipe",
+    });
+    await bot.waitForLog("this terminal is your Telegram chat", { timeoutMs: 60_000 });
+    const steps: Array<[string, RegExp]> = [
+      ["/start", /\[1\] 💸 Send money/],
+      ["1", /\[1\] 🇳🇬 Nigeria · Bank/],
+      ["1", /Which bank\?/],
+      ["gtb", /\[1\] GTBANK PLC/],
+      ["1", /Send the 10-digit account number at GTBANK PLC/],
+      ["0149200000", /Is this the person you want to pay\?/],
+      ["1", /How much should they receive, in naira\?/],
+      ["10000", /holds for [45]:\d\d \(until (\d\d:\d\d)/],
+    ];
+    for (const [line, expected] of steps) {
+      type(bot, line);
+      await bot.waitForLog(expected, { timeoutMs: 20_000 });
+    }
+    const until = (pattern: RegExp) =>
+      bot.lines.map((line) => pattern.exec(line.raw)?.[1]).filter((value) => value !== undefined);
+    const [firstUntil] = until(/holds for [45]:\d\d \(until (\d\d:\d\d)/);
+    type(bot, ":advance 6");
+    // Nobody types: the reconciler sees the sandbox's clock and edits the card.
+    await bot.waitForLog(new RegExp(`This quote expired at ${firstUntil}`), { timeoutMs: 30_000 });
+    await bot.waitForLog(/🔁 New quote/);
+
+    type(bot, ":quit");
+    expect(await bot.exited).toMatchObject({ code: 0 });
+  });
+
   it("falls back to in-memory storage, saying so, when there is no Redis at all, and still pays out", async () => {
     // A PATH with nothing on it: no redis-server to find (node itself is spawned by absolute path).
     const emptyPath = mkdtempSync(join(tmpdir(), "no-redis-"));

@@ -53,10 +53,11 @@ describe("payout to a Nigerian bank account", () => {
     expect(amountPrompt.text).toContain("Minimum: ₦2,000.00");
 
     const card = await quoteFor(ada, "10,000");
-    // Sandbox: 150,000,000 NGN per BTC, 1% fee and 0.3% spread on BTC→NGN.
-    expect(card.text).toContain("You pay: 6,754 sats (includes 67 sats fee)");
+    // Sandbox: 150,000,000 NGN per BTC, 1% fee and 0.3% spread on BTC→NGN. The card shows the rate the user
+    // gets (₦10,000 for the 6,687 sats exchanged), so its lines add up.
+    expect(card.text).toContain("You pay: 6,754 sats\n   = 6,687 sats exchanged + 67 sats fee");
     expect(card.text).toContain("Recipient gets: ₦10,000.00");
-    expect(card.text).toContain("Rate: 1 BTC = ₦150,000,000.00");
+    expect(card.text).toContain("Your rate: 1 BTC = ₦149,543,891.13 (exchange margin included)");
     expect(card.text).toContain("To: OLADEJI OLAOLU ✅ verified by the bank");
     expect(card.text).toContain("GTBANK PLC ••0000");
     expect(card.text).toMatch(/holds for [45]:\d\d/);
@@ -192,8 +193,10 @@ describe("payout to a Nigerian bank account", () => {
     await (await tunde.press(invoice, /Simulate/)).answer();
     const failed = await tunde.nextEdit(status, { match: /Failed/ });
     expect(failed.text).toMatch(/transfer to the recipient failed/);
-    expect(failed.text).toMatch(/support will refund/);
-    expect(failed.text).toMatch(/contact support/);
+    expect(failed.text).toMatch(/held for you: tap “Get my sats back”/);
+    // No SUPPORT_CONTACT configured: the operator is named instead of a "support" nobody can reach.
+    expect(failed.text).toMatch(/when you contact the operator of this bot/);
+    expect(buttons(failed)).toEqual(["💸 Get my sats back"]);
   });
 
   it("bank search and account number: each bad input gets its message and the step goes on", async () => {

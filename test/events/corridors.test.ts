@@ -56,7 +56,7 @@ describe("every corridor, live webhooks from the sandbox", () => {
     const [card, received, failed, ...rest] = chatTexts(placed.user);
     expect(rest).toEqual([]);
     expect(card).toMatch(/Failed/);
-    expect(card).toMatch(/sats you paid is held by the payment provider, and support will refund it/);
+    expect(card).toMatch(/sats you paid is held for you: tap “Get my sats back”/);
     expect(card).toContain(placed.order.orderId);
     expect(received).toMatch(/Payment received/);
     expect(failed).toMatch(/failed/);

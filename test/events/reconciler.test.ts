@@ -94,6 +94,23 @@ describe("the reconciler", () => {
     h.clock.offsetMs = 0;
   });
 
+  it("expires an unconfirmed payout quote at its deadline even while the API is down (its invoice was never shown)", async () => {
+    const placed = await h.placeOrder({ corridor: "NG", userId: 4006, confirmed: false });
+    await sandboxFault({ endpoint: "GET /order", mode: "500", times: 10_000 });
+    await sandboxFault({ endpoint: "GET /transaction", mode: "500", times: 10_000 });
+    try {
+      h.clock.offsetMs = SIX_MINUTES;
+      await eventually(async () => (await stageOf(placed.order.orderId)) === "expired", "expired");
+      await settled(h, [placed.order.orderId]);
+      const messages = placed.user.messages();
+      expect(messages).toHaveLength(1);
+      expect(messages[0]?.text).toMatch(/This quote expired at/);
+    } finally {
+      await sandboxFault(undefined);
+      h.clock.offsetMs = 0;
+    }
+  });
+
   it("re-checks one order on demand (the ops button)", async () => {
     const placed = await h.placeOrder({ corridor: "NG", userId: 4005 });
     await h.pay(placed);

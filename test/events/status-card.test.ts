@@ -4,6 +4,7 @@ import { createTranslator, type TFunction } from "../../src/i18n/index.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import {
   parseOrderCallback,
+  refundCallbackData,
   renderNotification,
   renderQuoteExpired,
   renderReceipt,
@@ -47,6 +48,7 @@ const buy: OrderRecord = {
   kind: "buy",
   pay: { amount: 844_540, currency: "NGNKOBO" },
   receive: { amount: 5_000, currency: "BTCSAT" },
+  fee: { amount: 4_624, currency: "NGNKOBO" },
   recipientLabel: "tb1qw5…jzsx",
 };
 
@@ -195,11 +197,29 @@ describe("the status card", () => {
       orderId: "56188-2561",
     });
     const failure = renderStatusCard(failed!, t, "en-NG");
+    expect(failure.text).toMatch(/The 6,016 sats you paid is held for you: tap “Get my sats back”/);
     expect(failure.text).toMatch(
-      /The 6,016 sats you paid is held by the payment provider, and support will refund it/,
+      /Mention order <code>56188-2561<\/code> when you contact the operator of this bot/,
     );
-    expect(failure.text).toMatch(/Mention order <code>56188-2561<\/code> when you contact support/);
-    expect(failure.keyboard).toBeUndefined();
+    expect(failure.keyboard?.inline_keyboard).toEqual([
+      [{ text: "💸 Get my sats back", callback_data: "order:refund:56188-2561" }],
+    ]);
+    expect(parseOrderCallback("order:refund:56188-2561")).toEqual({
+      action: "refund",
+      orderId: "56188-2561",
+    });
+    // A refund under way or done: its line instead of the button; a failed one offers the button again.
+    const refunding = { ...failed!, refund: { state: "sent", amountSats: 6_016, updatedAt: base.updatedAt } };
+    const underWay = renderStatusCard(refunding, t, "en-NG");
+    expect(underWay.text).toMatch(/Refund of 6,016 sats: sent\./);
+    expect(underWay.keyboard).toBeUndefined();
+    const retry = renderStatusCard(
+      { ...refunding, refund: { ...refunding.refund, state: "failed" } },
+      t,
+      "en-NG",
+    );
+    expect(retry.text).toMatch(/Refund of 6,016 sats: failed, you can try again/);
+    expect(retry.keyboard?.inline_keyboard[0]?.[0]?.text).toBe("💸 Get my sats back");
     const lapsed = renderStatusCard(expired!, t, "en-NG");
     expect(lapsed.keyboard?.inline_keyboard[0]?.[0]).toMatchObject({
       callback_data: "order:requote:56188-2561",
@@ -239,14 +259,31 @@ describe("the status card", () => {
   it("uses callback data that fits Telegram's 64 bytes and parses back", () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{1,48}$/), (orderId) => {
-        const data = requoteCallbackData(orderId);
-        return Buffer.byteLength(data) <= 64 && parseOrderCallback(data)?.orderId === orderId;
+        return [requoteCallbackData(orderId), refundCallbackData(orderId)].every(
+          (data) => Buffer.byteLength(data) <= 64 && parseOrderCallback(data)?.orderId === orderId,
+        );
       }),
     );
     expect(() => requoteCallbackData("x".repeat(49))).toThrow(RangeError);
     expect(parseOrderCallback("order:requote:a:b")).toBeUndefined();
     expect(parseOrderCallback("order:other:1-2")).toBeUndefined();
+    expect(parseOrderCallback("order:refund:1-2:x")).toBeUndefined();
+    expect(parseOrderCallback("order:refund:1 2")).toBeUndefined();
     expect(parseOrderCallback("menu:main")).toBeUndefined();
+  });
+});
+
+describe("the card's money lines reconcile", () => {
+  it("a payout: what is paid = exchanged + fee, and the rate shown is the one the user gets", () => {
+    const { text } = renderStatusCard(base, t, "en-NG");
+    expect(text).toContain("You pay: 6,016 sats\n   = 5,957 sats exchanged + 59 sats fee\n");
+    expect(text).toContain("Recipient gets: ₦10,000.00\n💱 Your rate: 1 BTC = ₦167,869,733.09");
+  });
+
+  it("a purchase: naira paid = naira exchanged + fee, the rate per BTC in naira", () => {
+    const { text } = renderStatusCard(buy, t, "en-NG");
+    expect(text).toContain("You pay: ₦8,445.40\n   = ₦8,399.16 exchanged + ₦46.24 fee\n");
+    expect(text).toContain("You get: 5,000 sats\n💱 Your rate: 1 BTC = ₦167,983,200.00");
   });
 });
 
@@ -267,6 +304,8 @@ describe("the receipt", () => {
         "Recipient: GTBANK PLC ••6789 · ADA OBI",
         "Amount delivered: ₦10,000.00",
         "Paid: 6,016 sats (fee included: 59 sats)",
+        // 5,957 sats exchanged for ₦10,000: the rate the user got, not the mid-market one.
+        "💱 Your rate: 1 BTC = ₦167,869,733.09 (exchange margin included)",
         "NIP session ID: <code>000013251001202257678ae2e2</code>",
         "",
         "Sent with @payout_bot. The reference is what the recipient's bank or wallet shows for this payment.",

@@ -38,9 +38,23 @@ describe("auth and envelopes", () => {
     expect(mixed.status).toBe(200);
   });
 
-  it("serves /price without a key but requires one on /bank/bankcode", async () => {
+  it("serves /price, /price/ticker and /bank/bankcode without a key, as the real service does", async () => {
     expect((await api.call("GET", "/price?currency=NGN", undefined, { key: null })).status).toBe(200);
-    expect((await api.call("GET", "/bank/bankcode?country=NG", undefined, { key: null })).status).toBe(401);
+    expect((await api.call("GET", "/bank/bankcode?country=NG", undefined, { key: null })).status).toBe(200);
+    const ticker = await api.call("GET", "/price/ticker?pair=BTCNGN", undefined, { key: null });
+    expect(ticker.body.data).toMatchObject({
+      pair: "BTCNGN",
+      currency: "NGN",
+      btcPriceInUnitCurrency: 150_000_000,
+    });
+    expect(
+      (await api.call("GET", "/price/ticker?pair=BTC-KES", undefined, { key: null })).body.data.pair,
+    ).toBe("BTCKES");
+    expect((await api.call("GET", "/price/ticker?pair=ETHNGN", undefined, { key: null })).status).toBe(400);
+    // Key-less routes ignore whatever key comes along.
+    expect((await api.call("GET", "/bank/bankcode?country=NG", undefined, { key: "wrong" })).status).toBe(
+      200,
+    );
   });
 
   it("answers 404 for unknown routes and 405 for a wrong method", async () => {
@@ -86,7 +100,8 @@ describe("account", () => {
       apiKey: api.sandbox.apiKey,
       totalSatsExchanged: 0,
       webhook: { url: "", secret: "whsec_sandbox_local", isActive: false },
-      settings: { autopayout: true, language: "EN", notification: { email: true, sms: false } },
+      // The real service's default (notes §2), not the spec's.
+      settings: { autopayout: false, language: "EN", notification: { email: true, sms: false } },
     });
     expect(user.account.walletDetails).toMatchObject({ currency: "NGN", balance: "50000000" });
     expect(user.account.walletDetails.bankAccount).toMatchObject({ currency: "NGN", bankCode: "000017" });

@@ -183,6 +183,7 @@ export function ngnPayoutQuote(overrides: Record<string, unknown> = {}) {
     targetCurrency: "NGNKOBO",
     paymentMethod: "LIGHTNING",
     paymentCurrency: "NGNKOBO",
+    autopayout: true,
     beneficiary: NGN_BENEFICIARY,
     ...overrides,
   };
@@ -196,6 +197,7 @@ export function onchainQuote(overrides: Record<string, unknown> = {}) {
     paymentMethod: "BANKTRANSFER",
     paymentCurrency: "BTCSAT",
     speed: "fast",
+    autopayout: true,
     beneficiary: { onChainAddress: TESTNET_ADDRESS },
     ...overrides,
   };
@@ -213,6 +215,7 @@ export function kesQuote(beneficiary: unknown, amount = 100_000) {
     targetCurrency: "KESCENT",
     paymentMethod: "LIGHTNING",
     paymentCurrency: "BTCSAT",
+    autopayout: true,
     beneficiary,
   };
 }

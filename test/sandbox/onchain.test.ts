@@ -157,6 +157,7 @@ describe("on-chain purchase", () => {
         targetCurrency: "BTCSAT",
         paymentMethod: "BANKTRANSFER",
         paymentCurrency: "BTCSAT",
+        autopayout: true,
         beneficiary: { lnInvoice: invoice },
       })
     ).body.data;
@@ -293,9 +294,7 @@ describe("payment links", () => {
     );
     expect(refreshed.body.data.paymentLinkDetails.paymentLinkOrderId).toBe(renewed[1].orderId);
     const lightning = await api.get(`/paymentlink/details?id=${ref}&paymentMethod=LIGHTNING`);
-    expect(lightning.body.message).toBe(
-      "Invalid payment method: only BANKTRANSFER is supported for payment links",
-    );
+    expect(lightning.body.message).toBe("Invalid payment method: this link accepts BANKTRANSFER");
     const page = await api.control("GET", `/checkout/${ref}`);
     expect(page.status).toBe(200);
     expect(page.body).toContain("Invoice 17");
@@ -310,7 +309,9 @@ describe("payment links", () => {
   it("validates links and answers 404 for unknown ones", async () => {
     const cases: Array<[Record<string, unknown>, string | RegExp]> = [
       [{ ...LINK, speed: undefined }, "speed is required for ONCHAIN settlement (slow, medium or fast)"],
-      [{ ...LINK, paymentMethods: ["LIGHTNING"] }, 'paymentMethods: only ["BANKTRANSFER"] is supported'],
+      [{ ...LINK, paymentMethods: ["CARD"] }, /^paymentMethods.*must be one of BANKTRANSFER, LIGHTNING/],
+      [{ ...LINK, paymentMethods: [] }, "paymentMethods: must not be empty"],
+      [{ ...LINK, paymentMethods: ["LIGHTNING", "lightning"] }, "paymentMethods: must not repeat a method"],
       [{ ...LINK, settlementMethod: "LIGHTNING" }, "settlementMethod: must be ONCHAIN"],
       [{ ...LINK, amount: 900_000 }, "Amount too small: the minimum on-chain purchase is 6000 sats"],
       [

@@ -49,6 +49,8 @@ describe("use cases", () => {
       "customerInternalFee",
       "customerReference",
       "orderId",
+      "createdAt",
+      "updatedAt",
     ]);
     expect(data).toMatchObject({
       exchangeRate: 150_000_000,
@@ -117,6 +119,7 @@ describe("use cases", () => {
         targetCurrency: "KESCENT",
         paymentMethod: "LIGHTNING",
         paymentCurrency: "BTCSAT",
+        autopayout: true,
         beneficiary,
       });
       expect(reply.status, JSON.stringify(reply.body)).toBe(200);
@@ -139,6 +142,7 @@ describe("use cases", () => {
       targetCurrency: "ZARCENT",
       paymentMethod: "LIGHTNING",
       paymentCurrency: "ZARCENT",
+      autopayout: true,
       beneficiary,
     });
     expect(reply.status).toBe(200);
@@ -154,6 +158,7 @@ describe("use cases", () => {
         targetCurrency: "ZARCENT",
         paymentMethod: "LIGHTNING",
         paymentCurrency: "ZARCENT",
+        autopayout: true,
         beneficiary: { ...beneficiary, bankName: "BANK OF NOWHERE" },
       }),
       "Invalid bank name: use a name from GET /bank/bankcode?country=ZA",
@@ -182,6 +187,7 @@ describe("use cases", () => {
       targetCurrency: "GHSPESEWA",
       paymentMethod: "LIGHTNING",
       paymentCurrency: "GHSPESEWA",
+      autopayout: true,
       beneficiary,
     });
     expect(reply.status).toBe(200);
@@ -193,6 +199,7 @@ describe("use cases", () => {
         targetCurrency: "GHSPESEWA",
         paymentMethod: "LIGHTNING",
         paymentCurrency: "GHSPESEWA",
+        autopayout: true,
         beneficiary: { ...beneficiary, identifierType: "VODAFONE" },
       }),
       "beneficiary.identifierType: must be MTN (the only supported GHS network)",
@@ -238,6 +245,7 @@ describe("use cases", () => {
       targetCurrency: "BTCSAT",
       paymentMethod: "BANKTRANSFER",
       paymentCurrency: "NGNKOBO",
+      autopayout: true,
     });
     expect(reply.status).toBe(200);
     expect(reply.body.data).toMatchObject({
@@ -261,6 +269,7 @@ describe("use cases", () => {
       sourceCurrency: "NGNKOBO",
       targetCurrency: "BTCSAT",
       paymentMethod: "BANKTRANSFER",
+      autopayout: true,
       beneficiary: { lnInvoice: invoice },
     };
     expect((await quote({ ...base, amount: 2000, paymentCurrency: "BTCSAT" })).status).toBe(200);
@@ -277,6 +286,7 @@ describe("use cases", () => {
         ...base,
         amount: 2000,
         paymentCurrency: "BTCSAT",
+        autopayout: true,
         beneficiary: { lnInvoice: "lntbs1garbage" },
       }),
       /^beneficiary.lnInvoice: Invalid Lightning invoice/,
@@ -287,6 +297,7 @@ describe("use cases", () => {
           ...base,
           amount: 2000,
           paymentCurrency: "BTCSAT",
+          autopayout: true,
           beneficiary: { lnAddress: "user@getalby.com" },
         })
       ).status,

@@ -103,6 +103,7 @@ describe("KES, ZAR and GHS payouts", () => {
       targetCurrency: "ZARCENT",
       paymentMethod: "LIGHTNING",
       paymentCurrency: "ZARCENT",
+      autopayout: true,
       beneficiary: { name: "Ricki Tester", bankName: "CAPITEC BANK", bankAccountNumber: "1352900000" },
     });
     await payLightning(zar);
@@ -125,6 +126,7 @@ describe("KES, ZAR and GHS payouts", () => {
       targetCurrency: "GHSPESEWA",
       paymentMethod: "LIGHTNING",
       paymentCurrency: "GHSPESEWA",
+      autopayout: true,
       beneficiary: {
         identifierType: "MTN",
         identifiers: { phoneNumber: "+233999992800", accountName: "Mensah" },
@@ -153,6 +155,7 @@ describe("KES, ZAR and GHS payouts", () => {
       targetCurrency: "KESCENT",
       paymentMethod: "BANKTRANSFER",
       paymentCurrency: "NGNKOBO",
+      autopayout: true,
       beneficiary: { identifierType: "paytophone", identifiers: { phoneNumber: "+254790000000" } },
     });
     expect(quote).toMatchObject({

@@ -11,6 +11,7 @@ import {
 } from "../../src/local/telegram-emulator/index.ts";
 import { createLogger, type Logger } from "../../src/log/logger.ts";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
+import { connectRedis } from "../../src/store/connection.ts";
 import { testRedisUrl } from "./redis.ts";
 
 /**
@@ -41,6 +42,8 @@ export interface StackOptions {
   memory?: boolean;
   /** The app's logger (default: silent, or TEST_LOG_LEVEL); tests that assert on what was logged pass their own. */
   logger?: Logger;
+  /** Another Redis than this worker's test database (e.g. a `redis+sentinel://` set), connected as main.ts does. */
+  redisUrl?: string;
 }
 
 export interface Stack {
@@ -60,7 +63,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const memory = options.memory ?? process.env.TEST_MEMORY_STORE === "1";
   const redis = memory
     ? await createMemoryRedis()
-    : new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    : options.redisUrl
+      ? connectRedis(options.redisUrl)
+      : new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   if (!options.keepData) await redis.flushdb();
   const logger =
     options.logger ?? createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent", pretty: false });

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
+  addressPrefixesText,
   checkBitcoinAddress,
   normaliseAddressInput,
   shortAddress,
 } from "../../src/bot/services/bitcoin-address.ts";
+import { createTranslator, type LanguageCode } from "../../src/i18n/index.ts";
+import { createLogger } from "../../src/log/logger.ts";
 
 const MAINNET = {
   p2pkh: "1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2",
@@ -115,5 +118,23 @@ describe("bitcoin address check per network", () => {
   it("shortens addresses for cards and lists", () => {
     expect(shortAddress(TESTNET.p2wpkh)).toBe("tb1qw5…jzsx");
     expect(shortAddress("short")).toBe("short");
+  });
+});
+
+describe("address prefixes in the reader's language", () => {
+  it("joins the prefixes with the locale's own word for “or” (the French prompt said “… or 2…”)", async () => {
+    const translator = await createTranslator({ logger: createLogger({ level: "silent", pretty: false }) });
+    const list = (language: LanguageCode, network: "mainnet" | "signet") =>
+      addressPrefixesText(network, translator.t(language));
+    expect(list("en", "signet")).toBe("tb1…, m…, n… or 2…");
+    expect(list("fr", "signet")).toBe("tb1…, m…, n… ou 2…");
+    expect(list("es", "mainnet")).toBe("bc1…, 1… o 3…");
+    expect(list("zu", "signet")).toBe("tb1…, m…, n… noma 2…");
+    const prompt = translator.t("fr")("buy:address.prompt", {
+      network: "Bitcoin signet",
+      prefixes: list("fr", "signet"),
+    });
+    expect(prompt).toContain("Elle commence par tb1…, m…, n… ou 2….");
+    expect(prompt).not.toMatch(/\bor\b/);
   });
 });

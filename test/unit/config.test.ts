@@ -63,4 +63,14 @@ describe("loadConfig", () => {
       /REDIS_URL is required when PAYOUT_ENV=production/,
     );
   });
+
+  it("offers Lightning payment links against the sandbox by default, elsewhere only when told", () => {
+    expect(loadConfig({}).paymentLinkLightning).toBe(true);
+    const real = { PAYOUT_API_BASE_URL: "https://staging.api.mavapay.co/api/v1", PAYOUT_API_KEY: "k" };
+    const staging = { ...real, PAYOUT_ENV: "staging", PAYOUT_WEBHOOK_SECRET: "s" };
+    expect(loadConfig(staging).paymentLinkLightning).toBe(false);
+    expect(loadConfig({ ...staging, PAYMENT_LINK_LIGHTNING: "true" }).paymentLinkLightning).toBe(true);
+    expect(loadConfig({ PAYMENT_LINK_LIGHTNING: "no" }).paymentLinkLightning).toBe(false);
+    expect(() => loadConfig({ PAYMENT_LINK_LIGHTNING: "maybe" })).toThrowError(/PAYMENT_LINK_LIGHTNING/);
+  });
 });

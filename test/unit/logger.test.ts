@@ -57,4 +57,31 @@ describe("logger redaction", () => {
     logger.error({ err: new Error("fetch failed for /bot123:AAAAAAAAAAAAAAAAAAAAAAAA/sendMessage") }, "boom");
     expect(lines.join("")).not.toContain("AAAAAAAAAAAAAAAAAAAAAAAA");
   });
+
+  it("logs an error by what explains it, never the update context a grammY BotError carries", () => {
+    const { lines, logger } = capture();
+    const inner = Object.assign(
+      new Error("Call to 'sendMessage' failed! (400: Bad Request: chat not found)"),
+      {
+        method: "sendMessage",
+        error_code: 400,
+        payload: { chat_id: 1, text: "account 0123456789" },
+      },
+    );
+    const botError = Object.assign(new Error("Error in middleware: chat not found"), {
+      error: inner,
+      ctx: { message: { text: "my account is 0123456789, pin 4321" }, session: { secret: "s" } },
+    });
+    logger.error({ err: botError }, "update handler failed");
+    const [line] = lines;
+    const logged = JSON.parse(line ?? "{}") as { err: Record<string, unknown> };
+    expect(logged.err).toMatchObject({
+      message: "Error in middleware: chat not found",
+      cause: { method: "sendMessage", error_code: 400 },
+    });
+    expect(line).not.toContain("ctx");
+    expect(line).not.toContain("payload");
+    expect(line).not.toContain("0123456789");
+    expect(line).not.toContain("pin 4321");
+  });
 });

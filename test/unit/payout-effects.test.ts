@@ -75,7 +75,6 @@ describe("the quote recorded under a key", () => {
       feeSats: 67,
       receive: 1_000_000,
       target: "NGNKOBO",
-      ratePerBtc: 15_000_000_000,
     },
     expiry: "2026-11-21T23:35:17.864Z",
     invoice: "lntbs67540n1p4sy2vf",

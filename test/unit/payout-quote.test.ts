@@ -7,8 +7,8 @@ import {
   formatCountdown,
   looksLikePhoneOrAccount,
   minimumPayout,
+  quoteDeadlineMs,
   quoteFigures,
-  quoteValidityMs,
   verificationCode,
 } from "../../src/bot/services/payout-quote.ts";
 import {
@@ -108,7 +108,6 @@ describe("quote request and figures", () => {
       feeSats: 59,
       receive: 1_000_000,
       target: "NGNKOBO",
-      ratePerBtc: 16_837_596_130,
     });
   });
 
@@ -119,13 +118,13 @@ describe("quote request and figures", () => {
     expect([...verificationCode("q-1")].length).toBeGreaterThanOrEqual(2);
   });
 
-  it("countdown and validity on our clock, capped at five minutes", () => {
+  it("countdown, and the deadline is the API's expiry (five minutes when unreadable)", () => {
     expect(formatCountdown(272_000)).toBe("4:32");
     expect(formatCountdown(-5)).toBe("0:00");
     const now = Date.parse("2026-01-01T10:00:00Z");
-    expect(quoteValidityMs("2026-01-01T10:04:00Z", now)).toBe(240_000);
-    expect(quoteValidityMs("2026-01-01T11:00:00Z", now)).toBe(300_000);
-    expect(quoteValidityMs("not a date", now)).toBe(300_000);
+    expect(quoteDeadlineMs("2026-01-01T10:04:00Z", now)).toBe(Date.parse("2026-01-01T10:04:00Z"));
+    expect(quoteDeadlineMs("2026-01-01T11:00:00Z", now)).toBe(Date.parse("2026-01-01T11:00:00Z"));
+    expect(quoteDeadlineMs("not a date", now)).toBe(now + 300_000);
   });
 });
 

@@ -11,10 +11,12 @@ import { confirmKey } from "../conversations/buy/confirm-step.ts";
 import { BUY_CONVERSATION_ID, type BuyArgs, buyFlow } from "../conversations/buy/index.ts";
 import { isSpeed } from "../conversations/buy/shared.ts";
 import { describeApiError } from "../helpers/api-errors.ts";
+import { leaveFlows } from "../helpers/leave-flows.ts";
+import { replyQuoteExpired } from "../helpers/quote-expired.ts";
 import type { Feature } from "./types.ts";
 
 async function enterBuy(ctx: BotContext, args?: BuyArgs): Promise<void> {
-  if (Object.keys(await ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
+  await leaveFlows(ctx);
   await ctx.conversation.enter(BUY_CONVERSATION_ID, args);
 }
 
@@ -63,6 +65,13 @@ export function buyComposer(): Composer<BotContext> {
       (await deps.redis.exists(`idem:simulate:${orderId}:done`)) === 1
     ) {
       await ctx.answerCallbackQuery({ text: ctx.t("buy:toast.already_simulated") });
+      return;
+    }
+    if (deps.now() >= Date.parse(order.expiresAt)) {
+      // Past the quote's deadline on the API's clock: the API would refuse it; say so in our words, no call.
+      await ctx.answerCallbackQuery();
+      await ctx.editMessageReplyMarkup().catch(() => undefined);
+      await replyQuoteExpired(ctx, order);
       return;
     }
     await ctx.answerCallbackQuery({ text: ctx.t("buy:toast.simulating") });

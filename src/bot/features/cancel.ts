@@ -2,6 +2,7 @@ import { Composer } from "grammy";
 import { cancelData, menuData } from "../callback-data/index.ts";
 import { USER_COMMANDS } from "../commands.ts";
 import type { BotContext } from "../context.ts";
+import { leaveFlows } from "../helpers/leave-flows.ts";
 import { mainMenuKeyboard } from "../keyboards/main-menu.ts";
 
 /**
@@ -13,13 +14,12 @@ export function cancelFeature() {
   const composer = new Composer<BotContext>();
 
   const cancel = async (ctx: BotContext) => {
-    const active = Object.keys(await ctx.conversation.active());
     if (ctx.callbackQuery) await ctx.answerCallbackQuery();
+    const active = await leaveFlows(ctx);
     if (active.length === 0) {
       await ctx.reply(ctx.t("common:nothing_to_cancel"), { reply_markup: mainMenuKeyboard(ctx.t) });
       return;
     }
-    await ctx.conversation.exitAll();
     if (ctx.callbackQuery?.message) await ctx.editMessageReplyMarkup().catch(() => undefined);
     const dropped = active.map((name) =>
       ctx.t(`common:flows.${name}`, { defaultValue: ctx.t("common:flows.default") }),
@@ -34,11 +34,11 @@ export function cancelFeature() {
 
   const escapeCommands = USER_COMMANDS.filter((command) => command !== "cancel");
   composer.command(escapeCommands, async (ctx, next) => {
-    if (Object.keys(await ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
+    await leaveFlows(ctx);
     await next();
   });
   composer.callbackQuery(menuData.filter(), async (ctx, next) => {
-    if (Object.keys(await ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
+    await leaveFlows(ctx);
     await next();
   });
 

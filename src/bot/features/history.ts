@@ -1,6 +1,6 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { escapeHtml } from "../../i18n/index.ts";
-import { formatDateTime } from "../../money/index.ts";
+import { type Country, formatDateTime, zoneName } from "../../money/index.ts";
 import { formatOrderMoney, renderStatusCard } from "../../orders/index.ts";
 import { type OrderRecord, type Recipient, RecipientLimitError } from "../../store/index.ts";
 import { HISTORY_OFFSET, historyData } from "../callback-data/history.ts";
@@ -8,6 +8,7 @@ import { menuData } from "../callback-data/index.ts";
 import { statusData } from "../callback-data/status.ts";
 import type { BotContext } from "../context.ts";
 import { mainMenuKeyboard } from "../keyboards/main-menu.ts";
+import { userClock } from "../services/clock.ts";
 import { methodOf } from "../services/payout-recipient.ts";
 import { COUNTRY_FLAGS } from "../services/price.ts";
 import { enterPayoutFor, maskedLabel } from "./recipients.ts";
@@ -15,7 +16,25 @@ import type { Feature } from "./types.ts";
 
 export const HISTORY_PAGE_SIZE = 5;
 
-function orderLine(ctx: BotContext, order: OrderRecord, n: number): string {
+/**
+ * The clock the user reads times in: their choice in /language, else their most recent order's corridor, else their
+ * language's country. `newest` saves a read when the caller already holds the user's newest order.
+ */
+export async function clockOf(ctx: BotContext, newest?: OrderRecord): Promise<Country> {
+  const userId = ctx.from!.id;
+  const [user, recent] = await Promise.all([
+    ctx.deps.store.users.get(userId),
+    newest ? { orders: [newest] } : ctx.deps.store.orders.listForUser(userId, 0, 1),
+  ]);
+  return userClock({
+    chosen: user?.clock,
+    recentCorridor: recent.orders[0]?.corridor,
+    language: ctx.language,
+  });
+}
+
+/** One order of the list; every time in the user's clock, so the list reads in order (receipts keep the corridor's). */
+function orderLine(ctx: BotContext, order: OrderRecord, n: number, clock: Country): string {
   let stage = ctx.t(`history:stage.${order.stage}`);
   if (order.kind === "buy" && order.stage === "payout_sent" && order.confirmations !== undefined) {
     stage += ` (${order.confirmations}/3)`;
@@ -23,7 +42,7 @@ function orderLine(ctx: BotContext, order: OrderRecord, n: number): string {
   return ctx.t("history:line", {
     n,
     flag: `${COUNTRY_FLAGS[order.corridor]} ${ctx.t(`history:kind.${order.kind}`)}`,
-    date: escapeHtml(formatDateTime(Date.parse(order.createdAt), ctx.locale, order.corridor)),
+    date: escapeHtml(formatDateTime(Date.parse(order.createdAt), ctx.locale, clock)),
     pay: formatOrderMoney(order.pay, ctx.locale),
     receive: formatOrderMoney(order.receive, ctx.locale),
     recipient: maskedLabel(order.recipientLabel),
@@ -49,12 +68,14 @@ export async function renderHistoryPage(
   }
   if (page.orders.length === 0) return { text: ctx.t("history:empty"), keyboard: mainMenuKeyboard(ctx.t) };
 
-  const lines = page.orders.map((order, index) => orderLine(ctx, order, offset + index + 1));
+  const clock = await clockOf(ctx, offset === 0 ? page.orders[0] : undefined);
+  const lines = page.orders.map((order, index) => orderLine(ctx, order, offset + index + 1, clock));
   const title = ctx.t("history:title", {
     from: offset + 1,
     to: offset + page.orders.length,
     total: page.total,
   });
+  const note = ctx.t("clock:history_note", { zone: escapeHtml(zoneName(ctx.locale, clock)) });
   const keyboard = new InlineKeyboard();
   page.orders.forEach((order, index) => {
     const n = offset + index + 1;
@@ -81,7 +102,7 @@ export async function renderHistoryPage(
     const next = offset + HISTORY_PAGE_SIZE;
     keyboard.text(ctx.t("history:button.next"), historyData.pack({ action: "page", value: String(next) }));
   }
-  return { text: [title, "", lines.join("\n\n")].join("\n"), keyboard };
+  return { text: [title, note, "", lines.join("\n\n")].join("\n"), keyboard };
 }
 
 async function ownOrder(ctx: BotContext, orderId: string): Promise<OrderRecord | undefined> {

@@ -8,6 +8,7 @@ import { payoutFeature } from "./payout.ts";
 import { priceFeature } from "./price.ts";
 import { receiptFeature } from "./receipt.ts";
 import { recipientsFeature } from "./recipients.ts";
+import { refundFeature } from "./refund.ts";
 import { statusFeature } from "./status.ts";
 import type { Feature } from "./types.ts";
 import { welcomeFeature } from "./welcome.ts";
@@ -29,6 +30,7 @@ export function allFeatures(_deps: BotDeps): Feature[] {
     recipientsFeature(),
     statusFeature(),
     receiptFeature(),
+    refundFeature(),
     priceFeature(),
     merchantFeature(),
     adminFeature(),

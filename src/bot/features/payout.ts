@@ -8,6 +8,8 @@ import { payoutConfirmData, payoutSaveData, payoutSimulateData } from "../callba
 import type { BotContext, FlowContext } from "../context.ts";
 import { PAYOUT_CONVERSATION, type PayoutArgs, payoutFlow } from "../conversations/payout/index.ts";
 import { describeApiError } from "../helpers/api-errors.ts";
+import { leaveFlows } from "../helpers/leave-flows.ts";
+import { replyQuoteExpired } from "../helpers/quote-expired.ts";
 import { methodOf } from "../services/payout-recipient.ts";
 import type { Feature } from "./types.ts";
 
@@ -31,7 +33,7 @@ export function payoutFeature(): Feature {
  * parallel: whatever flow was open gives way to this one.
  */
 export async function enterPayout(ctx: BotContext, args?: PayoutArgs): Promise<void> {
-  if (Object.keys(await ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
+  await leaveFlows(ctx);
   await ctx.conversation.enter(PAYOUT_CONVERSATION, args);
 }
 
@@ -80,6 +82,13 @@ export function payoutComposer(): Composer<BotContext> {
     if (order.stage !== "awaiting_payment") {
       await ctx.answerCallbackQuery({ text: ctx.t("payout:simulate.not_open") });
       await dropPressedButton(ctx);
+      return;
+    }
+    if (deps.now() >= Date.parse(order.expiresAt)) {
+      // Past the quote's deadline on the API's clock: the API would refuse it; say so in our words, no call.
+      await ctx.answerCallbackQuery();
+      await dropPressedButton(ctx);
+      await replyQuoteExpired(ctx, order);
       return;
     }
     await ctx.answerCallbackQuery({ text: ctx.t("payout:simulate.started") });

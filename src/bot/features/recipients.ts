@@ -5,6 +5,7 @@ import type { Recipient } from "../../store/index.ts";
 import { menuData } from "../callback-data/index.ts";
 import { RECIPIENT_ID, RECIPIENTS_OFFSET, recipientsData } from "../callback-data/recipients.ts";
 import type { BotContext } from "../context.ts";
+import { leaveFlows } from "../helpers/leave-flows.ts";
 import { mainMenuKeyboard } from "../keyboards/main-menu.ts";
 import { COUNTRY_FLAGS } from "../services/price.ts";
 import type { Feature } from "./types.ts";
@@ -15,7 +16,7 @@ export const PAYOUT_CONVERSATION_ID = "payout";
 
 /** Start a payout to a saved recipient (leaving any flow in progress first: only one flow at a time). */
 export async function enterPayoutFor(ctx: BotContext, recipient: Recipient): Promise<void> {
-  if (Object.keys(await ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
+  await leaveFlows(ctx);
   await ctx.conversation.enter(PAYOUT_CONVERSATION_ID, { recipientToken: recipient.token });
 }
 

@@ -22,7 +22,7 @@ export interface FreshOrder {
  * proves through the store's monotonic transition(): a stale or reordered answer can never move it back.
  */
 export async function refreshOrder(
-  deps: Pick<BotDeps, "api" | "store" | "logger">,
+  deps: Pick<BotDeps, "api" | "store" | "logger" | "now">,
   order: OrderRecord,
 ): Promise<FreshOrder> {
   try {
@@ -33,7 +33,7 @@ export async function refreshOrder(
       }),
       deps.api.getTransactions({ orderId: order.orderId }),
     ]);
-    const transition = transitionFromApiState({ order, apiOrder, transactions, now: Date.now() });
+    const transition = transitionFromApiState({ order, apiOrder, transactions, now: deps.now() });
     if (!transition || !wouldChange(order, transition)) return { order, changed: false, stale: false };
     const result = await deps.store.orders.transition(order.orderId, transition);
     return { order: result?.order ?? order, changed: result?.changed ?? false, stale: false };

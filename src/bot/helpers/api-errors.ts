@@ -2,9 +2,27 @@ import { PayoutApiError } from "../../api/index.ts";
 import type { TFunction } from "../../i18n/index.ts";
 
 /**
- * A calm, specific sentence for a payout API failure. Validation messages from the API are business rules the user
- * can act on ("Amount too small"), so they are shown (escaped by the caller); everything else gets our own words.
+ * The API's validation messages we know, each turned into our own translated sentence with the next step (namespace
+ * `quote`, keys `api.*`). The API's text itself never reaches a user: it is English, terse, and may name internal
+ * fields; anything unknown gets the generic "could not accept this" with what to do.
  */
+const VALIDATION_MESSAGES: ReadonlyArray<[RegExp, string]> = [
+  [/invalid quote|quote (?:not found|expired)|invoice expired|expired/i, "quote:api.quote_invalid"],
+  [/already paid/i, "quote:api.already_paid"],
+  [/too small|minimum|below/i, "quote:api.amount_too_small"],
+  [/amount mismatch/i, "quote:api.amount_mismatch"],
+  [/insufficient/i, "quote:api.insufficient_balance"],
+  [/address|invoice|lnurl|lightning/i, "quote:api.address_rejected"],
+  [/account|bank|name mismatch|verification/i, "quote:api.account_rejected"],
+];
+
+/** The translation key for an API validation message. */
+export function validationMessageKey(apiMessage: string | undefined): string {
+  const message = apiMessage ?? "";
+  return VALIDATION_MESSAGES.find(([pattern]) => pattern.test(message))?.[1] ?? "quote:api.rejected";
+}
+
+/** A calm, specific sentence for a payout API failure, always in our own translated words. */
 export function describeApiError(error: unknown, t: TFunction): { text: string; retryable: boolean } {
   if (error instanceof PayoutApiError) {
     switch (error.kind) {
@@ -22,7 +40,7 @@ export function describeApiError(error: unknown, t: TFunction): { text: string; 
       case "invalid_response":
         return { text: t("errors:api.server"), retryable: true };
       case "validation":
-        return { text: t("errors:api.rejected", { reason: error.apiMessage ?? "" }), retryable: false };
+        return { text: t(validationMessageKey(error.apiMessage)), retryable: false };
       case "not_found":
         return { text: t("errors:api.not_found"), retryable: false };
       case "auth":

@@ -2,6 +2,7 @@ import { InlineKeyboard } from "grammy";
 import type { InlineKeyboardButton } from "grammy/types";
 import type { TFunction } from "../../i18n/index.ts";
 import type { Country } from "../../money/index.ts";
+import { requoteCallbackData } from "../../orders/index.ts";
 import {
   type PayoutAction,
   payoutAction,
@@ -102,10 +103,10 @@ export function quoteKeyboard(t: TFunction, orderId: string): InlineKeyboard {
   ]);
 }
 
-/** An expired quote card: only a new quote (or cancel). */
-export function expiredQuoteKeyboard(t: TFunction): InlineKeyboard {
+/** Under a quote past its deadline: "New quote" (the same button the pipeline puts on expired cards) or Cancel. */
+export function expiredQuoteKeyboard(t: TFunction, orderId: string): InlineKeyboard {
   return InlineKeyboard.from([
-    [actionButton(t, "refresh")],
+    [InlineKeyboard.text(t("status:button.newQuote"), requoteCallbackData(orderId))],
     [InlineKeyboard.text(t("common:cancel_button"), payoutAction("cancel"))],
   ]);
 }

@@ -14,6 +14,16 @@ export type OwnAlert =
   | { type: "payout_api_down"; failures: number; reason: string; at: string }
   | { type: "low_balance"; currency: string; balance: number; threshold: number; at: string }
   | {
+      type: "refund";
+      orderId: string;
+      userId: number;
+      state: string;
+      amountSats: number;
+      /** Still open long after it was requested. */
+      stuck?: boolean;
+      at: string;
+    }
+  | {
       type: "withdrawal_update";
       approvalId: string;
       transactionId: string;
@@ -81,6 +91,13 @@ export function alertLine(alert: AnyAlert, t: TFunction, locale: string): string
         balance: escapeHtml(formatWalletMoney(alert.balance, alert.currency, locale)),
         threshold: escapeHtml(formatWalletMoney(alert.threshold, alert.currency, locale)),
       });
+    case "refund":
+      return t(alert.stuck ? "refund:ops.alert_stuck" : "refund:ops.alert", {
+        orderId: escapeHtml(alert.orderId),
+        userId: alert.userId,
+        amount: escapeHtml(formatMoney(alert.amountSats, "BTCSAT", locale)),
+        state: t(`refund:ops.state.${alert.state}`, { defaultValue: escapeHtml(alert.state) }),
+      });
     case "withdrawal_update":
       return t("admin:alerts.withdrawal_update", {
         id: escapeHtml(alert.approvalId),
@@ -110,6 +127,14 @@ export async function alertButtons(
       InlineKeyboard.text(
         t("admin:alerts.redeliver"),
         alertData.pack({ action: ALERT_ACTIONS.redeliver, ref: alert.orderId }),
+      ),
+    ];
+  }
+  if (alert.type === "refund" && ORDER_ID.test(alert.orderId)) {
+    return [
+      InlineKeyboard.text(
+        t("admin:alerts.show_order", { orderId: alert.orderId }),
+        alertData.pack({ action: ALERT_ACTIONS.showOrder, ref: alert.orderId }),
       ),
     ];
   }

@@ -5,7 +5,9 @@ import type { RawRequestHandler } from "../../http/server.ts";
 import { intlLocale, resolveLanguage } from "../../i18n/index.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { BotDeps } from "../context.ts";
+import { ALERT_QUEUE_KEY, raiseAlert } from "./alert-queue.ts";
 import { type AnyAlert, alertButtons, alertLine, parseLowBalanceThresholds } from "./alerts-render.ts";
+import { readBackRefund, syncRefundFromApproval } from "./refunds.ts";
 import { expireApprovals } from "./treasury.ts";
 import { namesFor, renderApprovalCard } from "./treasury-card.ts";
 
@@ -31,7 +33,7 @@ export function opsPortsOf(deps: BotDeps): OpsPorts {
 }
 
 export interface AlertsDeps extends Pick<BotDeps, "config" | "logger" | "redis" | "store" | "translator"> {
-  api: Pick<PayoutApi, "getWallets" | "ping">;
+  api: Pick<PayoutApi, "getWallets" | "ping" | "withdrawBtc" | "getTransactions">;
   /** grammY Api with the process's throttler and auto-retry. */
   telegram: Api;
   accountLanguage?: BotDeps["accountLanguage"];
@@ -45,7 +47,9 @@ export interface AlertsDeps extends Pick<BotDeps, "config" | "logger" | "redis" 
 }
 
 export const alertKeys = {
-  queue: () => "ops:alerts:queue",
+  queue: () => ALERT_QUEUE_KEY,
+  /** A refund still open this long after it was requested was announced to ops (once). */
+  refundStuck: (orderId: string) => `ops:alerts:refund:${orderId}`,
   flushLock: () => "ops:alerts:flushlock",
   checkLock: () => "ops:alerts:checklock",
   lowBalance: (currency: string) => `ops:alerts:lowbalance:${currency}`,
@@ -56,11 +60,12 @@ export const alertKeys = {
   forgedTotal: () => "ops:webhook:forged",
 } as const;
 
-const QUEUE_CAP = 500;
 const LOW_BALANCE_REPEAT_SECONDS = 6 * 3600;
 const API_DOWN_REPEAT_SECONDS = 30 * 60;
 const API_DOWN_AFTER_FAILURES = 3;
 const FORGED_WINDOW_SECONDS = 5 * 60;
+const REFUND_STUCK_MS = 10 * 60_000;
+const REFUND_STUCK_REPEAT_SECONDS = 6 * 3600;
 
 export interface Alerts {
   /** The events pipeline's onAlert hook. */
@@ -93,17 +98,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     return { t: deps.translator.t(language), locale: intlLocale(language) };
   };
 
-  async function raise(alert: AnyAlert): Promise<void> {
-    if (deps.config.admin.chatId === undefined) {
-      logger.warn({ alert: alert.type }, "ops alert dropped: no admin group configured");
-      return;
-    }
-    await deps.redis
-      .multi()
-      .rpush(alertKeys.queue(), JSON.stringify(alert))
-      .ltrim(alertKeys.queue(), -QUEUE_CAP, -1)
-      .exec();
-  }
+  const raise = (alert: AnyAlert) => raiseAlert({ ...deps, logger }, alert);
 
   async function flush(): Promise<number> {
     const chatId = deps.config.admin.chatId;
@@ -195,6 +190,13 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     if (expired.length === 0) return;
     const cardView = view();
     for (const record of expired) {
+      if (record.payload.kind === "refund") {
+        await syncRefundFromApproval(
+          { ...deps, accountLanguage: deps.accountLanguage ?? { value: undefined } },
+          deps.telegram,
+          record,
+        );
+      }
       if (record.messageId === undefined) continue;
       const names = await namesFor(deps.store.users, [record.requestedBy]);
       const card = renderApprovalCard(record, cardView, names);
@@ -203,6 +205,38 @@ export function createAlerts(deps: AlertsDeps): Alerts {
         .catch((error: unknown) =>
           logger.warn({ err: error, approvalId: record.id }, "could not mark expiry"),
         );
+    }
+  }
+
+  /**
+   * Refunds sent or uncertain are read back from the API (a lost webhook, an uncertain answer); those still open
+   * (awaiting approval, paying, sent, uncertain) after REFUND_STUCK_MS are told to ops once.
+   */
+  async function checkRefunds(): Promise<void> {
+    const refundDeps = { ...deps, accountLanguage: deps.accountLanguage ?? { value: undefined } };
+    for (const refund of await deps.store.refunds.listOpen()) {
+      await readBackRefund(refundDeps, deps.telegram, refund).catch((error: unknown) =>
+        logger.warn({ err: error, orderId: refund.orderId }, "refund read-back failed"),
+      );
+    }
+    for (const refund of await deps.store.refunds.listOpen(now() - REFUND_STUCK_MS)) {
+      const fresh = await deps.redis.set(
+        alertKeys.refundStuck(refund.orderId),
+        "1",
+        "EX",
+        REFUND_STUCK_REPEAT_SECONDS,
+        "NX",
+      );
+      if (fresh !== "OK") continue;
+      await raise({
+        type: "refund",
+        orderId: refund.orderId,
+        userId: refund.userId,
+        state: refund.state,
+        amountSats: refund.amountSats,
+        stuck: true,
+        at: iso(),
+      });
     }
   }
 
@@ -219,6 +253,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
       ["balances", checkBalances],
       ["api", checkApi],
       ["approvals", sweepApprovals],
+      ["refunds", checkRefunds],
     ] as const) {
       await task().catch((error: unknown) => logger.warn({ err: error, check: name }, "ops check failed"));
     }

@@ -24,12 +24,25 @@ const SPENDABLE_TYPES: ReadonlySet<AddressType> = new Set([
   AddressType.p2tr,
 ]);
 
-/** What each configured network accepts (used in prompts: "starts with …"). */
-export const ADDRESS_PREFIXES: Record<BitcoinNetworkSetting, string> = {
-  mainnet: "bc1…, 1… or 3…",
-  testnet: "tb1…, m…, n… or 2…",
-  signet: "tb1…, m…, n… or 2…",
+/** What each configured network's addresses start with (used in prompts: "starts with …"). */
+export const ADDRESS_PREFIXES: Record<BitcoinNetworkSetting, readonly [string, ...string[]]> = {
+  mainnet: ["bc1…", "1…", "3…"],
+  testnet: ["tb1…", "m…", "n…", "2…"],
+  signet: ["tb1…", "m…", "n…", "2…"],
 };
+
+/**
+ * The prefixes as a list in the reader's language ("tb1…, m…, n… ou 2…"): the last separator is a word, so it
+ * comes from the locale (`buy:address.prefixes`), never an English "or" baked into the list.
+ */
+export function addressPrefixesText(
+  network: BitcoinNetworkSetting,
+  t: (key: string, options: { head: string; last: string }) => string,
+): string {
+  const prefixes = ADDRESS_PREFIXES[network];
+  const last = prefixes[prefixes.length - 1] ?? "";
+  return t("buy:address.prefixes", { head: prefixes.slice(0, -1).join(", "), last });
+}
 
 const expectedNetwork = (setting: BitcoinNetworkSetting): AddressNetwork =>
   setting === "mainnet" ? "mainnet" : "testnet";

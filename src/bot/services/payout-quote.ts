@@ -8,6 +8,7 @@ import {
   type ParseFailureReason,
   parseAmount,
 } from "../../money/index.ts";
+import { quoteAmounts } from "../../orders/quote-math.ts";
 import type { PayoutBeneficiary } from "./payout-recipient.ts";
 
 /** Corridor facts, limits, the quote request and the figures a quote card shows. Pure. */
@@ -80,38 +81,22 @@ export interface QuoteFigures {
   /** What the recipient gets, in target minor units. */
   receive: number;
   target: FiatCurrencyCode;
-  /** 1 BTC in target minor units, when known (display only). */
-  ratePerBtc?: number;
 }
 
+/** The figures a card shows, from the quote's amounts (see src/orders/quote-math.ts: they always reconcile). */
 export function quoteFigures(quote: Quote, target: FiatCurrencyCode): QuoteFigures {
-  const paySats = quote.totalAmountInSourceCurrency ?? quote.amountInSourceCurrency;
-  const feeSats = (quote.transactionFeesInSourceCurrency ?? 0) + (quote.customerInternalFee ?? 0);
-  let ratePerBtc: number | undefined;
-  if (quote.exchangeRate !== undefined && quote.exchangeRate > 0) {
-    // exchangeRate is a rate in major units: rounded to the minor unit for display only.
-    ratePerBtc = Math.round(quote.exchangeRate * 100);
-  } else if (paySats > feeSats) {
-    ratePerBtc = Number((BigInt(quote.amountInTargetCurrency) * 100_000_000n) / BigInt(paySats - feeSats));
-  }
-  return {
-    paySats,
-    feeSats,
-    receive: quote.amountInTargetCurrency,
-    target,
-    ...(ratePerBtc !== undefined && Number.isSafeInteger(ratePerBtc) ? { ratePerBtc } : {}),
-  };
+  const { pay, fee, receive } = quoteAmounts(quote);
+  return { paySats: pay, feeSats: fee, receive, target };
 }
 
 /**
- * How long the quote holds, measured on our clock: the API's own expiry minus now, capped at the documented
- * 5 minutes (the sandbox clock may run ahead in tests; a skewed clock must not show "expires in 57:00").
+ * When the quote stops holding: the API's own `expiry`, compared everywhere with the API's clock (BotDeps.now), so
+ * the card, the invoice, the status card and the Confirm check all name the same instant. An unreadable expiry
+ * counts as the documented 5 minutes from when the quote arrived.
  */
-export function quoteValidityMs(expiry: string, receivedAtMs: number): number {
+export function quoteDeadlineMs(expiry: string, receivedAtMs: number): number {
   const expiresAt = Date.parse(expiry);
-  if (Number.isNaN(expiresAt)) return QUOTE_VALIDITY_MS;
-  const left = expiresAt - receivedAtMs;
-  return left > 0 ? Math.min(left, QUOTE_VALIDITY_MS) : QUOTE_VALIDITY_MS;
+  return Number.isNaN(expiresAt) ? receivedAtMs + QUOTE_VALIDITY_MS : expiresAt;
 }
 
 /** 272_000 → "4:32". */

@@ -70,6 +70,20 @@ export function describePayload(payload: ApprovalPayload, view: CardView, id?: s
       }),
     ];
   }
+  if (payload.kind === "refund") {
+    return [
+      t("refund:ops.card_title", { id: escapeHtml(id ?? "") }),
+      t("refund:ops.card_order", { orderId: escapeHtml(payload.orderId) }),
+      t("admin:treasury.card.amount", {
+        amount: escapeHtml(formatMoney(payload.amountSats, "BTCSAT", locale)),
+      }),
+      t("refund:ops.card_destination", { destination: escapeHtml(payload.destination) }),
+      t("admin:treasury.card.invoice", {
+        invoice: escapeHtml(shortInvoice(payload.invoice)),
+        expiry: escapeHtml(formatOpsTime(payload.invoiceExpiresAt, locale)),
+      }),
+    ];
+  }
   return [
     title("btc"),
     t("admin:treasury.card.amount", {

@@ -22,10 +22,14 @@ export interface DecodedInvoice {
   invoice: string;
   /** null for an amountless invoice (refused: the amount must be approved, not chosen by the payer). */
   amountSats: number | null;
+  /** The exact amount (an invoice may ask for a fraction of a sat, which amountSats rounds down). */
+  amountMsat: bigint | null;
   /** Unix ms. */
   expiresAt: number;
   paymentHash?: string;
   description?: string;
+  /** Hex sha256 of a long description (LNURL-pay commits to its metadata this way). */
+  descriptionHash?: string;
   /** bech32 prefix: bc, tb, tbs, bcrt. */
   network: string;
 }
@@ -53,17 +57,21 @@ export function decodeLightningInvoice(text: string): DecodedInvoice | undefined
     const msat = section("amount")?.value;
     const timestamp = Number(section("timestamp")?.value ?? 0);
     const expirySeconds = Number(section("expiry")?.value ?? 3600);
-    const amountSats = typeof msat === "string" ? Number(BigInt(msat) / 1000n) : null;
+    const amountMsat = typeof msat === "string" ? BigInt(msat) : null;
+    const amountSats = amountMsat === null ? null : Number(amountMsat / 1000n);
     if (amountSats !== null && !Number.isSafeInteger(amountSats)) return undefined;
     const hash = section("payment_hash")?.value;
     const description = section("description")?.value;
+    const descriptionHash = section("description_hash")?.value;
     return {
       invoice,
       amountSats,
+      amountMsat,
       expiresAt: (timestamp + expirySeconds) * 1000,
       network: section("coin_network")?.letters ?? "",
       ...(typeof hash === "string" ? { paymentHash: hash } : {}),
       ...(typeof description === "string" ? { description } : {}),
+      ...(typeof descriptionHash === "string" ? { descriptionHash } : {}),
     };
   } catch {
     return undefined;
@@ -111,7 +119,7 @@ export async function searchBanks(deps: TreasuryDeps, query: string, limit = 6):
 // ---------------------------------------------------------------------------------------------- approvals
 
 export async function requestWithdrawal(
-  deps: TreasuryDeps,
+  deps: Pick<TreasuryDeps, "store">,
   input: {
     payload: ApprovalPayload;
     requestedBy: number;
@@ -169,7 +177,9 @@ async function execute(deps: TreasuryDeps, record: ApprovalRecord): Promise<void
     const transaction =
       payload.kind === "withdraw_ngn"
         ? await deps.api.withdrawNgn({ amount: payload.amount, beneficiary: payload.beneficiary })
-        : await deps.api.withdrawBtc({ invoice: payload.invoice, memo: payload.memo });
+        : payload.kind === "refund"
+          ? await deps.api.withdrawBtc({ invoice: payload.invoice, memo: `refund ${payload.orderId}` })
+          : await deps.api.withdrawBtc({ invoice: payload.invoice, memo: payload.memo });
     await deps.store.approvals.finish(record.id, "done", {
       transactionId: transaction.id,
       status: transaction.status,
@@ -247,5 +257,6 @@ export function auditDetails(payload: ApprovalPayload): Record<string, string | 
     amount: payload.amountSats,
     currency: "BTCSAT",
     hash: payload.paymentHash ?? "",
+    ...(payload.kind === "refund" ? { orderId: payload.orderId } : {}),
   };
 }

@@ -56,7 +56,8 @@ export function createInitialState(seed: AccountSeed): SandboxState {
       createdAt: seed.now,
       updatedAt: seed.now,
     },
-    settings: { id: uuid(), autopayout: true, language: "EN", notification: { email: true, sms: false } },
+    // The real service's default (notes §2): a quote sent without `autopayout` keeps its funds in the wallet.
+    settings: { id: uuid(), autopayout: false, language: "EN", notification: { email: true, sms: false } },
     wallets,
     bankAccount: { ...NGN_WALLET_ACCOUNT },
     createdAt: seed.now,

@@ -137,12 +137,17 @@ function nextVirtualAccount(core: Core): VirtualAccount {
   return { ...bank, accountNumber: ids.accountNumber(), accountName: "Mava Digital Solutions Limited" };
 }
 
-/** Price, persist and schedule the expiry of a quote and its order. */
-export function createQuote(
-  core: Core,
-  params: QuoteParams,
-  onExpired?: (quote: QuoteRecord) => void,
-): QuoteRecord {
+/** The priced amounts of a quote, after its minimum checks (throws "Amount too small"). */
+export interface PricedQuote {
+  amountInSource: number;
+  feesInSource: number;
+  amountInTarget: number;
+  feesInTarget: number;
+  /** The expected on-chain network fee in sats (0 unless the beneficiary is on-chain). */
+  networkFee: number;
+}
+
+export function priceQuote(core: Core, params: QuoteParams): PricedQuote {
   const source = currencyOf(params.sourceCurrency);
   const target = currencyOf(params.targetCurrency);
   const corridor = corridorOf(source, target);
@@ -162,62 +167,108 @@ export function createQuote(
     feeOnTop: params.feeOnTop,
   });
   minimumCheck(core, source, target, math.amountInTarget, params);
-
-  const now = core.clock.now();
-  const { state } = core;
-  const orderId = ids.orderId((id) => state.orders.has(id));
-  const amountInSource = toSafe(math.amountInSource);
-  const total = amountInSource + params.customerInternalFee;
-  const quote: QuoteRecord = {
-    id: ids.uuid(),
-    orderId,
-    sourceCurrency: params.sourceCurrency,
-    targetCurrency: params.targetCurrency,
-    paymentCurrency: params.paymentCurrency,
-    paymentMethod: params.paymentMethod,
-    exchangeRate: core.pricing.exchangeRate(target),
-    usdToTargetCurrencyRate: core.pricing.usdToTarget(target),
-    amountInSource,
+  return {
+    amountInSource: toSafe(math.amountInSource),
     feesInSource: toSafe(math.feesInSource),
     amountInTarget: toSafe(math.amountInTarget),
     feesInTarget: toSafe(math.feesInTarget),
-    customerInternalFee: params.customerInternalFee,
-    total,
-    estimatedRoutingFee: networkFee,
-    speed: params.speed,
+    networkFee,
+  };
+}
+
+/** Price, persist and schedule the expiry of a quote and its order. */
+export function createQuote(
+  core: Core,
+  params: QuoteParams,
+  onExpired?: (quote: QuoteRecord) => void,
+): QuoteRecord {
+  const target = currencyOf(params.targetCurrency);
+  const priced = priceQuote(core, params);
+  return storeQuote(
+    core,
+    {
+      sourceCurrency: params.sourceCurrency,
+      targetCurrency: params.targetCurrency,
+      paymentCurrency: params.paymentCurrency,
+      paymentMethod: params.paymentMethod,
+      exchangeRate: core.pricing.exchangeRate(target),
+      usdToTargetCurrencyRate: core.pricing.usdToTarget(target),
+      amountInSource: priced.amountInSource,
+      feesInSource: priced.feesInSource,
+      amountInTarget: priced.amountInTarget,
+      feesInTarget: priced.feesInTarget,
+      customerInternalFee: params.customerInternalFee,
+      total: priced.amountInSource + params.customerInternalFee,
+      estimatedRoutingFee: priced.networkFee,
+      speed: params.speed,
+      customerReference: params.customerReference,
+      autopayout: params.autopayout,
+      beneficiary: params.beneficiary,
+      paymentLinkId: params.paymentLinkId,
+    },
+    onExpired,
+  );
+}
+
+/** A priced quote before it gets its ids, clock stamps, invoice or pay-in account. */
+export type QuoteDraft = Omit<
+  QuoteRecord,
+  | "id"
+  | "orderId"
+  | "invoice"
+  | "hash"
+  | "preimage"
+  | "virtualAccount"
+  | "createdAt"
+  | "updatedAt"
+  | "expiresAt"
+>;
+
+/**
+ * Give a priced quote its order id, its Lightning invoice (a signed signet BOLT11 for `total` sats) or its
+ * bank-transfer pay-in account, store it with its PENDING order, and schedule its expiry.
+ */
+export function storeQuote(
+  core: Core,
+  draft: QuoteDraft,
+  onExpired?: (quote: QuoteRecord) => void,
+): QuoteRecord {
+  const now = core.clock.now();
+  const { state } = core;
+  const orderId = ids.orderId((id) => state.orders.has(id));
+  const quote: QuoteRecord = {
+    ...draft,
+    id: ids.uuid(),
+    orderId,
     invoice: "",
     hash: "",
-    customerReference: params.customerReference,
-    autopayout: params.autopayout,
-    beneficiary: params.beneficiary,
-    paymentLinkId: params.paymentLinkId,
     createdAt: now,
     updatedAt: now,
-    expiresAt: now + (params.paymentMethod === "LIGHTNING" ? LIGHTNING_EXPIRY_MS : BANKTRANSFER_EXPIRY_MS),
+    expiresAt: now + (draft.paymentMethod === "LIGHTNING" ? LIGHTNING_EXPIRY_MS : BANKTRANSFER_EXPIRY_MS),
   };
-  if (params.paymentMethod === "LIGHTNING") {
+  if (draft.paymentMethod === "LIGHTNING") {
     const secrets = newPaymentSecrets(ids.random);
     quote.hash = secrets.paymentHashHex;
     quote.preimage = secrets.preimage;
     quote.invoice = encodeInvoice({
-      amountSats: total,
+      amountSats: quote.total,
       paymentHash: secrets.paymentHash,
       paymentSecret: secrets.paymentSecret,
-      description: `Sandbox payout quote ${orderId}`,
+      description: `${draft.paymentLinkId ? "Sandbox payment link order" : "Sandbox payout quote"} ${orderId}`,
       timestamp: Math.floor(now / 1000),
       expirySeconds: LIGHTNING_EXPIRY_MS / 1000,
     });
   } else {
     quote.hash = ids.randomHex(24);
     quote.virtualAccount = nextVirtualAccount(core);
-    if (params.beneficiary?.kind === "onchain") quote.invoice = params.beneficiary.onChainAddress;
+    if (draft.beneficiary?.kind === "onchain") quote.invoice = draft.beneficiary.onChainAddress;
   }
   state.quotes.set(quote.id, quote);
   state.orders.set(orderId, {
     orderId,
     quoteId: quote.id,
     status: "PENDING",
-    paymentLinkId: params.paymentLinkId,
+    paymentLinkId: draft.paymentLinkId,
     createdAt: now,
     updatedAt: now,
   });

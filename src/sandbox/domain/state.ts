@@ -66,6 +66,8 @@ export interface QuoteRecord {
   autopayout: boolean;
   beneficiary?: Beneficiary;
   paymentLinkId?: string;
+  /** Field names of the POST /quote body as the client sent it (shown by /_sandbox/state; e.g. was autopayout sent). */
+  requestFields?: string[];
   createdAt: number;
   updatedAt: number;
   expiresAt: number;
@@ -124,13 +126,13 @@ export interface TransactionRecord {
   updatedAt: number;
 }
 
-export type LinkOrderStatus = "PENDING" | "SETTLED" | "EXPIRED" | "FAILED";
+export type LinkOrderStatus = "PENDING" | "SETTLED" | "EXPIRED" | "FAILED" | "CANCELLED";
 
 export interface LinkOrderRecord {
   id: string;
   orderId: string;
   paymentLinkId: string;
-  paymentMethod: "BANKTRANSFER";
+  paymentMethod: PaymentMethod;
   status: LinkOrderStatus;
   createdAt: number;
   updatedAt: number;
@@ -147,7 +149,8 @@ export interface PaymentLinkRecord {
   settlementMethod: "ONCHAIN";
   speed: Speed;
   paymentCurrency: "NGN";
-  paymentMethods: ["BANKTRANSFER"];
+  /** BANKTRANSFER and/or LIGHTNING, in the order the merchant gave them. */
+  paymentMethods: PaymentMethod[];
   callbackUrl: string;
   status: "ACTIVE" | "INACTIVE" | "EXPIRED";
   beneficiaryId: string;

@@ -10,7 +10,8 @@ export function quoteIsValid(core: Core, quote: QuoteRecord): boolean {
   return quote.paidAt === undefined && order?.status === "PENDING" && core.clock.now() < quote.expiresAt;
 }
 
-export function quoteView(core: Core, quote: QuoteRecord, options: { listing?: boolean } = {}) {
+/** POST /quote data, and the quotes nested in orders. Stamps as the real service sends them (notes §11). */
+export function quoteView(core: Core, quote: QuoteRecord) {
   const bank = quote.virtualAccount;
   return {
     id: quote.id,
@@ -40,7 +41,8 @@ export function quoteView(core: Core, quote: QuoteRecord, options: { listing?: b
         }
       : {}),
     orderId: quote.orderId,
-    ...(options.listing ? { createdAt: iso(quote.createdAt), updatedAt: iso(quote.updatedAt) } : {}),
+    createdAt: iso(quote.createdAt),
+    updatedAt: iso(quote.updatedAt),
   };
 }
 
@@ -267,7 +269,7 @@ export function orderListView(core: Core, order: OrderRecord) {
     amount,
     createdAt: iso(order.createdAt),
     updatedAt: iso(order.updatedAt),
-    quotes: [quoteView(core, quote, { listing: true })],
+    quotes: [quoteView(core, quote)],
     transactions,
   };
 }
@@ -285,7 +287,7 @@ export function orderView(core: Core, order: OrderRecord) {
     displayAmount: `${amount} ${currency}`,
     paymentBtcDetail: quote.invoice,
     createdAt: iso(order.createdAt),
-    quotes: [quoteView(core, quote, { listing: true })],
+    quotes: [quoteView(core, quote)],
     transactions,
   };
 }

@@ -16,6 +16,8 @@ export interface HttpDeps {
   apiKey: () => string;
   /** Runs before each request: timed work that real time made due. */
   beforeRequest: () => void;
+  /** The sandbox clock: every response's Date header tells it, as a real server's tells its own clock. */
+  now: () => number;
 }
 
 export interface HttpServer {
@@ -28,6 +30,7 @@ export interface HttpServer {
 export function createHttpServer(deps: HttpDeps): HttpServer {
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
+    res.setHeader("date", new Date(deps.now()).toUTCString());
     handle(deps, req, res).catch((error: unknown) => {
       deps.logger.error({ err: error }, "sandbox request crashed");
       if (!res.headersSent) send(res, { status: 500, body: errorBody("Internal server error") });

@@ -179,12 +179,13 @@ function stateSnapshot(core: Core) {
     prices: core.pricing.model,
     limits: core.limits,
     quotes: [...state.quotes.values()].map((quote) => ({
-      ...quoteView(core, quote, { listing: true }),
+      ...quoteView(core, quote),
       paid: quote.paidAt !== undefined,
       autopayout: quote.autopayout,
       speed: quote.speed ?? null,
       beneficiary: quote.beneficiary ?? null,
       paymentLinkId: quote.paymentLinkId ?? null,
+      requestFields: quote.requestFields ?? null,
     })),
     orders: [...state.orders.values()].map((order) => ({
       ...order,

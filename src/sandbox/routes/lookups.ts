@@ -11,8 +11,8 @@ import { ok } from "./helpers.ts";
 export function registerLookupRoutes(router: Router, core: Core): void {
   const api = (path: string) => `${API_PREFIX}${path}`;
 
-  // The real service serves this without a key; the spec requires one, so the emulator does too.
-  router.add("GET", api("/bank/bankcode"), "key", (request) => {
+  // The spec requires a key; the real service serves this without one and real clients send none (notes §2, §11).
+  router.add("GET", api("/bank/bankcode"), "public", (request) => {
     const country = (request.query.get("country") ?? "").trim().toUpperCase();
     if (country === "NG") return ok(core.banks.ngn, "all bank codes retrieved successfully");
     if (country === "ZA") return ok(ZA_BANKS, "all bank codes");
@@ -35,5 +35,13 @@ export function registerLookupRoutes(router: Router, core: Core): void {
       throw badRequest(`Invalid currency: use one of ${FIATS.join(", ")}`);
     }
     return ok(core.pricing.priceView(currency as Fiat, core.clock.now()));
+  });
+
+  // The newer docs' form of the same lookup (notes §3, §5): `pair` is BTC<FIAT> (BTCNGN), also BTC/NGN or BTC-NGN.
+  router.add("GET", api("/price/ticker"), "public", (request) => {
+    const pair = (request.query.get("pair") ?? "").trim().toUpperCase().replace(/[-_/]/g, "");
+    const fiat = FIATS.find((candidate) => pair === `BTC${candidate}`);
+    if (!fiat) throw badRequest(`Invalid pair: use one of ${FIATS.map((f) => `BTC${f}`).join(", ")}`);
+    return ok({ pair: `BTC${fiat}`, ...core.pricing.priceView(fiat, core.clock.now()) });
   });
 }

@@ -1,11 +1,13 @@
 import type { Core } from "../core.ts";
 import {
   createPaymentLink,
+  defaultLinkMethod,
   findLinkOrder,
   paymentLinkDetails,
   paymentLinkUrl,
+  refreshLinkOrder,
 } from "../domain/paymentlinks.ts";
-import type { PaymentLinkRecord } from "../domain/state.ts";
+import type { PaymentLinkRecord, PaymentMethod } from "../domain/state.ts";
 import { paymentLinkView, transactionView } from "../domain/views.ts";
 import { withdrawBtc, withdrawNgn } from "../domain/withdrawals.ts";
 import { badRequest, notFound, parseWith } from "../http/errors.ts";
@@ -44,16 +46,30 @@ export function registerMoneyRoutes(router: Router, core: Core): void {
     return link;
   };
 
-  const details = (request: RequestContext) => {
-    const method = request.query.get("paymentMethod")?.trim().toUpperCase();
-    if (method !== undefined && method !== "" && method !== "BANKTRANSFER") {
-      throw badRequest("Invalid payment method: only BANKTRANSFER is supported for payment links");
+  const methodFrom = (request: RequestContext, link: PaymentLinkRecord): PaymentMethod => {
+    const asked = request.query.get("paymentMethod")?.trim().toUpperCase();
+    if (asked === undefined || asked === "") return defaultLinkMethod(link);
+    const method = link.paymentMethods.find((candidate) => candidate === asked);
+    if (!method) {
+      throw badRequest(`Invalid payment method: this link accepts ${link.paymentMethods.join(", ")}`);
     }
-    return ok(paymentLinkDetails(core, linkFrom(request)), "payment link details retrieved successfully");
+    return method;
   };
-  router.add("GET", api("/paymentlink/details"), "key", details);
-  // Undocumented route the hosted checkout uses (notes §9); keyless there, keyless here.
-  router.add("GET", api("/paymentlink/refresh"), "public", details);
+
+  // The hosted checkout calls details, refresh and status with no key (notes §9, §11): so does the emulator.
+  router.add("GET", api("/paymentlink/details"), "public", (request) => {
+    const link = linkFrom(request);
+    return ok(
+      paymentLinkDetails(core, link, methodFrom(request, link)),
+      "payment link details retrieved successfully",
+    );
+  });
+  router.add("GET", api("/paymentlink/refresh"), "public", (request) => {
+    const link = linkFrom(request);
+    const method = methodFrom(request, link);
+    refreshLinkOrder(core, link, method);
+    return ok(paymentLinkDetails(core, link, method), "payment link details retrieved successfully");
+  });
 
   router.add("GET", api("/paymentlink/orders"), "key", (request) =>
     ok(paymentLinkView(core, linkFrom(request)), "payment link orders retrieved successfully"),

@@ -16,6 +16,7 @@ export function registerQuoteRoutes(router: Router, core: Core): void {
   router.add("POST", api("/quote"), "key", (request) => {
     const body = parseWith(quoteRequest, request.body);
     const quote = createQuote(core, quoteParamsFromRequest(core, body));
+    quote.requestFields = Object.keys(request.body as object);
     return ok(quoteView(core, quote));
   });
 

@@ -67,6 +67,8 @@ export const withdrawBtcRequest = z.object(
   { error: "The body must be a JSON object" },
 );
 
+export const LINK_PAYMENT_METHODS = ["BANKTRANSFER", "LIGHTNING"] as const;
+
 export const paymentLinkRequest = z.object(
   {
     name: text(),
@@ -82,12 +84,14 @@ export const paymentLinkRequest = z.object(
     settlementMethod: z.literal("ONCHAIN", { error: "must be ONCHAIN" }),
     speed: oneOf(SPEEDS).optional(),
     paymentCurrency: z.literal("NGN", { error: "must be NGN" }).default("NGN"),
+    // The spec lists BANKTRANSFER only; the real service also takes LIGHTNING (notes §2, §9).
     paymentMethods: z
-      .array(z.string(), { error: "must be an array" })
+      .array(z.string({ error: "must be strings" }).trim().toUpperCase().pipe(oneOf(LINK_PAYMENT_METHODS)), {
+        error: "must be an array",
+      })
+      .min(1, "must not be empty")
       .default(["BANKTRANSFER"])
-      .refine((methods) => methods.length === 1 && methods[0] === "BANKTRANSFER", {
-        message: 'only ["BANKTRANSFER"] is supported',
-      }),
+      .refine((methods) => new Set(methods).size === methods.length, { message: "must not repeat a method" }),
     beneficiary: z.object(
       { onChainAddress: text(128) },
       { error: (issue) => (issue.input === undefined ? "is required" : "must be an object") },

@@ -1,8 +1,8 @@
 import { escapeHtml } from "../../../i18n/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
 import {
-  ADDRESS_PREFIXES,
   type AddressCheck,
+  addressPrefixesText,
   type BitcoinNetworkSetting,
   checkBitcoinAddress,
 } from "../../services/bitcoin-address.ts";
@@ -14,7 +14,7 @@ export function addressProblemText(
   check: Extract<AddressCheck, { ok: false }>,
   network: BitcoinNetworkSetting,
 ): string {
-  const prefixes = ADDRESS_PREFIXES[network];
+  const prefixes = addressPrefixesText(network, ctx.t);
   if (check.reason === "wrong_network") {
     return ctx.t("buy:address.invalid.wrong_network", {
       found: ctx.t(`buy:address.network.${check.found ?? "mainnet"}`),
@@ -28,7 +28,7 @@ export function addressProblemText(
 /** Step 1: the on-chain address, checked for the configured network before anything is quoted. */
 export async function askAddress(conversation: FlowConversation, ctx: FlowContext): Promise<string> {
   const network = ctx.deps.config.bitcoinNetwork;
-  const prefixes = ADDRESS_PREFIXES[network];
+  const prefixes = addressPrefixesText(network, ctx.t);
   const prompt = await ctx.reply(
     ctx.t("buy:address.prompt", { network: ctx.t(`buy:address.network.${network}`), prefixes }),
     { parse_mode: "HTML", reply_markup: cancelKeyboard(ctx) },

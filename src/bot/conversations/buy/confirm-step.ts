@@ -30,16 +30,19 @@ export async function awaitConfirmation(
   conversation: FlowConversation,
   ctx: FlowContext,
   order: OrderRecord,
+  /** `shownAt`: when the card was shown, on the API's clock. */
   quote: { messageId: number; networkFeeSats?: number; shownAt: number },
 ): Promise<void> {
   const deps = ctx.deps;
   // Once the quote has expired (plus a minute of grace) the flow lets go: a later Confirm or text goes to the
-  // normal handlers (the quote card itself is turned into "expired" by the reconciler).
-  const deadline = Math.max(Date.parse(order.expiresAt), quote.shownAt) + 60_000;
+  // normal handlers (the quote card itself is turned into "expired" by the reconciler). The expiry is on the API's
+  // clock; the wait is measured on the conversation's, so only the time left carries over.
+  const left = Math.max(0, Date.parse(order.expiresAt) - quote.shownAt);
+  const deadline = (await conversation.now()) + left + 60_000;
   const input = await waitForInputUntilButton(conversation, quote.messageId, deadline);
   const current = input;
-  const now = await conversation.now();
-  if (now > Date.parse(order.expiresAt)) {
+  const now = await conversation.external(() => deps.now());
+  if (now >= Date.parse(order.expiresAt)) {
     await current.answerCallbackQuery({ text: current.t("buy:toast.expired") });
     const expired = renderQuoteExpired(order, current.t, current.locale);
     await current
@@ -78,7 +81,7 @@ export async function awaitConfirmation(
   });
   await conversation.external(() =>
     deps.store.orders.annotate(order.orderId, {
-      confirmedAt: new Date().toISOString(),
+      confirmedAt: new Date(now).toISOString(),
       statusMessageId: status.message_id,
     }),
   );

@@ -1,7 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { Speed } from "../../../api/index.ts";
 import { PayoutApiError } from "../../../api/index.ts";
-import { quoteInput } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
 import { buyData } from "../../callback-data/buy.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
@@ -58,7 +57,7 @@ export async function buyFlow(
     const outcome: QuoteOutcome = await conversation.external(() => createBuyQuote(deps, input));
 
     if (outcome.ok) {
-      const shownAt = await conversation.now();
+      const shownAt = await conversation.external(() => deps.now());
       const view = { order: outcome.order, networkFeeSats: outcome.networkFeeSats, nowMs: shownAt };
       const card = await current.reply(buyQuoteText(view, current.t, current.locale), {
         parse_mode: "HTML",
@@ -129,8 +128,8 @@ function failureText(ctx: FlowContext, outcome: Extract<QuoteOutcome, { ok: fals
     kind: outcome.kind,
     endpoint: "POST /quote",
     detail: "as reported",
-    // The API's own words are shown to the user inside HTML messages.
-    ...(outcome.apiMessage ? { apiMessage: quoteInput(outcome.apiMessage, 200) } : {}),
+    // Only matched against the known messages: the API's own words never reach the user.
+    ...(outcome.apiMessage ? { apiMessage: outcome.apiMessage } : {}),
     ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
   });
   return describeApiError(error, ctx.t).text;

@@ -3,7 +3,7 @@ import type { InlineKeyboardButton } from "grammy/types";
 import type { TFunction } from "../../../i18n/index.ts";
 import { escapeHtml } from "../../../i18n/index.ts";
 import { formatMoney, toMajorString } from "../../../money/index.ts";
-import { formatExpiryTime, formatOrderMoney } from "../../../orders/index.ts";
+import { breakdownLines, formatExpiryTime, formatOrderMoney } from "../../../orders/index.ts";
 import type { OrderRecord } from "../../../store/index.ts";
 import { buyData } from "../../callback-data/buy.ts";
 import { cancelButton } from "../../keyboards/main-menu.ts";
@@ -16,7 +16,7 @@ export interface BuyQuoteView {
   order: OrderRecord;
   /** estimatedRoutingFee of the quote (sats), when the API gave one. */
   networkFeeSats?: number;
-  /** The flow's clock, for "about N min" left. */
+  /** The API's clock (what `expiresAt` is on), for "about N min" left. */
   nowMs: number;
 }
 
@@ -26,17 +26,19 @@ export function buyQuoteText(view: BuyQuoteView, t: TFunction, locale: string, c
   const amount = formatOrderMoney(order.pay, locale);
   const address =
     typeof order.beneficiary?.onChainAddress === "string" ? order.beneficiary.onChainAddress : "";
-  const fee = formatOrderMoney(order.fee, locale);
+  const money = breakdownLines(order, t, locale);
   const minutes = Math.max(1, Math.round((Date.parse(order.expiresAt) - view.nowMs) / 60_000));
   const lines = [
     t("buy:quote.title", { code }),
     "",
     t("buy:quote.transfer", { amount }),
+    money.breakdown,
     t("buy:quote.receive", { amount: formatOrderMoney(order.receive, locale) }),
+    ...(money.rate ? [money.rate] : []),
     t("buy:quote.address", { address: escapeHtml(address) }),
-    view.networkFeeSats
-      ? t("buy:quote.fees", { fee, network: escapeHtml(formatMoney(view.networkFeeSats, "BTCSAT", locale)) })
-      : t("buy:quote.fees_no_network", { fee }),
+    ...(view.networkFeeSats
+      ? [t("quote:network_fee", { network: escapeHtml(formatMoney(view.networkFeeSats, "BTCSAT", locale)) })]
+      : []),
     ...(order.speed ? [t("buy:quote.speed", { speed: t(`buy:speed.${order.speed}`) })] : []),
     "",
     t("buy:quote.pay_into"),

@@ -1,5 +1,6 @@
 import type { PayoutApiErrorKind, Quote, Speed } from "../../../api/index.ts";
 import { PayoutApiError } from "../../../api/index.ts";
+import { quoteAmounts } from "../../../orders/quote-math.ts";
 import { InFlightError, type OrderRecord, runOnce } from "../../../store/index.ts";
 import type { BotDeps } from "../../context.ts";
 import { shortAddress } from "../../services/bitcoin-address.ts";
@@ -81,6 +82,8 @@ function orderFromQuote(
     // Without the virtual account the user has nowhere to pay: never show such a quote.
     throw new IncompleteQuoteError(`quote ${quote.id} lacks its order id or pay-in account`);
   }
+  // The same arithmetic as every card (src/orders/quote-math.ts): what is paid, fees included, and the fee.
+  const { pay, fee } = quoteAmounts(quote);
   return {
     orderId: quote.orderId,
     quoteId: quote.id,
@@ -89,9 +92,9 @@ function orderFromQuote(
     corridor: "NG",
     chatId: input.chatId,
     userId: input.userId,
-    pay: { amount: quote.totalAmountInSourceCurrency ?? quote.amountInSourceCurrency, currency: "NGNKOBO" },
+    pay: { amount: pay, currency: "NGNKOBO" },
     receive: { amount: quote.amountInTargetCurrency, currency: "BTCSAT" },
-    fee: { amount: quote.transactionFeesInSourceCurrency ?? 0, currency: "NGNKOBO" },
+    fee: { amount: fee, currency: "NGNKOBO" },
     recipientLabel: shortAddress(input.address),
     beneficiary: { onChainAddress: input.address },
     verificationCode: newVerificationCode(),

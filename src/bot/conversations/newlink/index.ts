@@ -6,7 +6,7 @@ import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
 import { runOnce } from "../../../store/index.ts";
 import type { BotContext, BotDeps, FlowContext, FlowConversation } from "../../context.ts";
-import { describeApiError } from "../../helpers/api-errors.ts";
+import { describeApiError, validationMessageKey } from "../../helpers/api-errors.ts";
 import { mainMenuKeyboard } from "../../keyboards/main-menu.ts";
 import { shortAddress } from "../../services/bitcoin-address.ts";
 import { ask, askAddress, askAmount, askCallbackUrl, askLine, askSpeed } from "./steps.ts";
@@ -20,6 +20,8 @@ interface LinkDraft {
   address: string;
   speed: Speed;
   callbackUrl: string | undefined;
+  /** Customers may also pay over Lightning (only where the account's links accept it: config). */
+  lightning: boolean;
 }
 
 type CreateOutcome =
@@ -28,8 +30,10 @@ type CreateOutcome =
 
 /**
  * /newlink (merchants): name → description → amount in naira (≥ the 6000-sat minimum at today's price) →
- * on-chain settlement address and speed → optional callback URL → summary → Create. The merchant gets the hosted
- * link as a button, its QR code and its reference; the link is remembered so its payments reach this chat.
+ * on-chain settlement address and speed → optional callback URL → summary → Create. Where the account's links
+ * accept Lightning (config.paymentLinkLightning) the link takes bank transfer and Lightning, and the summary has a
+ * button to switch between that and bank transfer only. The merchant gets the hosted link as a button, its QR code
+ * and its reference; the link is remembered so its payments reach this chat.
  */
 export async function newlinkFlow(conversation: FlowConversation, ctx: FlowContext): Promise<void> {
   const merchantId = ctx.from?.id;
@@ -54,16 +58,25 @@ export async function newlinkFlow(conversation: FlowConversation, ctx: FlowConte
     address: address.address,
     speed: speed.speed,
     callbackUrl: callback.url,
+    lightning: current.deps.config.paymentLinkLightning,
   };
 
   for (;;) {
+    const offerLightning = current.deps.config.paymentLinkLightning;
     const confirm = await ask(conversation, current, summary(current, draft), {
-      buttons: [[{ label: current.t("merchant:newlink.create_button"), action: "confirm" }]],
+      buttons: [
+        [{ label: current.t("merchant:newlink.create_button"), action: "confirm" }],
+        ...(offerLightning ? [[methodsButton(current, draft)]] : []),
+      ],
       acceptText: false,
       hint: current.t("merchant:newlink.button_hint"),
     });
     current = confirm.ctx;
     if (confirm.kind !== "button") continue;
+    if (confirm.action === "methods") {
+      draft.lightning = offerLightning && confirm.value === "ln";
+      continue;
+    }
     const deps = current.deps;
     const key = `${current.chat!.id}:${current.callbackQuery?.message?.message_id ?? current.update.update_id}`;
     await current.replyWithChatAction("typing").catch(() => undefined);
@@ -91,8 +104,20 @@ export async function newlinkFlow(conversation: FlowConversation, ctx: FlowConte
   }
 }
 
+/** Switches the summary between bank transfer + Lightning and bank transfer only. */
+function methodsButton(ctx: FlowContext, draft: LinkDraft) {
+  return draft.lightning
+    ? { label: ctx.t("paylink:bank_only_button"), action: "methods", value: "bt" }
+    : { label: ctx.t("paylink:add_lightning_button"), action: "methods", value: "ln" };
+}
+
+/** paymentMethods of POST /paymentlink. */
+function linkPaymentMethods(lightning: boolean): string[] {
+  return lightning ? ["BANKTRANSFER", "LIGHTNING"] : ["BANKTRANSFER"];
+}
+
 function summary(ctx: FlowContext, draft: LinkDraft): string {
-  return ctx.t("merchant:newlink.summary", {
+  const text = ctx.t("merchant:newlink.summary", {
     name: escapeHtml(draft.name),
     description: escapeHtml(draft.description || "—"),
     amount: escapeHtml(formatMoney(draft.amount, "NGNKOBO", ctx.locale)),
@@ -100,6 +125,7 @@ function summary(ctx: FlowContext, draft: LinkDraft): string {
     speed: ctx.t(`merchant:speed.${draft.speed}`),
     callback: escapeHtml(draft.callbackUrl ?? "—"),
   });
+  return draft.lightning ? `${text}\n${ctx.t("paylink:summary_lightning")}` : text;
 }
 
 /** Create the link once per confirm screen, remember it and its first order. JSON result (replayed from log). */
@@ -119,7 +145,7 @@ async function createLink(
         settlementMethod: "ONCHAIN",
         speed: draft.speed,
         paymentCurrency: "NGN",
-        paymentMethods: ["BANKTRANSFER"],
+        paymentMethods: linkPaymentMethods(draft.lightning),
         beneficiary: { onChainAddress: draft.address },
         amount: draft.amount,
         ...(draft.callbackUrl ? { callbackUrl: draft.callbackUrl } : {}),
@@ -138,7 +164,12 @@ async function createLink(
       await deps.store.audit.record({
         actor: merchantId,
         action: "merchant.link_created",
-        details: { ref: created.paymentRef, amount: draft.amount, currency: "NGNKOBO" },
+        details: {
+          ref: created.paymentRef,
+          amount: draft.amount,
+          currency: "NGNKOBO",
+          lightning: draft.lightning,
+        },
       });
       // Its first order, so the payment events can be routed here (renewed orders are looked up on demand).
       const link = await deps.api.getPaymentLinkOrders(created.paymentRef).catch(() => undefined);
@@ -161,9 +192,7 @@ async function createLink(
 }
 
 function failureText(ctx: FlowContext, outcome: Extract<CreateOutcome, { ok: false }>): string {
-  if (outcome.kind === "validation" && outcome.apiMessage) {
-    return ctx.t("errors:api.rejected", { reason: quoteInput(outcome.apiMessage, 200) });
-  }
+  if (outcome.kind === "validation") return ctx.t(validationMessageKey(outcome.apiMessage ?? undefined));
   const kind = PAYOUT_API_ERROR_KINDS.find((candidate) => candidate === outcome.kind);
   if (!kind) return ctx.t("errors:unexpected");
   return describeApiError(
@@ -177,12 +206,13 @@ async function deliverLink(
   draft: LinkDraft,
   link: { ref: string; url: string },
 ): Promise<void> {
-  const text = ctx.t("merchant:newlink.created", {
+  const created = ctx.t("merchant:newlink.created", {
     name: escapeHtml(draft.name),
     amount: escapeHtml(formatMoney(draft.amount, "NGNKOBO", ctx.locale)),
     ref: escapeHtml(link.ref),
     address: escapeHtml(shortAddress(draft.address)),
   });
+  const text = draft.lightning ? `${created}\n\n${ctx.t("paylink:created_lightning")}` : created;
   const button = /^https?:\/\//.test(link.url)
     ? { reply_markup: new InlineKeyboard().url(ctx.t("merchant:newlink.open_button"), link.url) }
     : {};

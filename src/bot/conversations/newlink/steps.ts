@@ -5,7 +5,7 @@ import { formatMoney, parseAmount } from "../../../money/index.ts";
 import { newlinkData } from "../../callback-data/merchant.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
 import { cancelButton } from "../../keyboards/main-menu.ts";
-import { ADDRESS_PREFIXES, checkBitcoinAddress } from "../../services/bitcoin-address.ts";
+import { addressPrefixesText, checkBitcoinAddress } from "../../services/bitcoin-address.ts";
 import { minorFor, priceServiceFor } from "../../services/price.ts";
 import { clearButtons, type ScreenInput, waitForScreen } from "../withdraw/input.ts";
 
@@ -123,7 +123,7 @@ export async function askAddress(
   ctx: FlowContext,
 ): Promise<{ address: string; ctx: FlowContext }> {
   const network = ctx.deps.config.bitcoinNetwork;
-  const prefixes = ADDRESS_PREFIXES[network];
+  const prefixes = addressPrefixesText(network, ctx.t);
   let text = ctx.t("merchant:newlink.address_prompt", { network, prefixes });
   let current = ctx;
   for (;;) {

@@ -33,7 +33,7 @@ export async function sendInvoice(
   deadlineMs: number,
 ): Promise<void> {
   const { t, locale } = io;
-  const now = await io.conversation.now();
+  const now = await io.now();
   const simulate = io.deps.config.payout.env !== "production";
   const sent = await io.telegram(async (outside) => {
     const deadline = { expiresAt: new Date(deadlineMs).toISOString(), corridor: order.corridor };

@@ -112,6 +112,12 @@ export class FlowIo {
     return this.memos.get(key) as T;
   }
 
+  /** The payout API's clock (what quote deadlines are on), read once per step like any side effect. */
+  now(): Promise<number> {
+    const deps = this.deps;
+    return this.conversation.external(() => deps.now());
+  }
+
   /** Run a side effect once (not again on replay); failures come back as data and are logged here. */
   async call<T>(what: string, task: (deps: BotDeps) => Promise<T>): Promise<Outcome<T>> {
     const deps = this.deps;

@@ -1,5 +1,6 @@
 import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
 import { payoutAction, payoutBankData } from "../../callback-data/payout.ts";
+import { validationMessageKey } from "../../helpers/api-errors.ts";
 import { actionsKeyboard, bankResultsKeyboard, popularBanksKeyboard } from "../../keyboards/payout.ts";
 import type { BankEntry } from "../../services/payout-banks.ts";
 import { classifyEnquiryFailure, parseNgAccountNumber } from "../../services/payout-recipient.ts";
@@ -149,10 +150,7 @@ async function enquire(io: FlowIo, bank: BankEntry, accountNumber: string): Prom
       case "invalid_bank":
         return { next: "bank", notice: t("payout:ng.enquiry.invalid_bank", { bank: bankName }) };
       case "rejected":
-        return {
-          next: "account",
-          notice: t("errors:api.rejected", { reason: quoteInput(problem.reason, 200) }),
-        };
+        return { next: "account", notice: t(validationMessageKey(problem.reason)) };
       case "verification_failed":
         await io.show(() => t("payout:ng.enquiry.verification_failed", { bank: bankName }), retryKeyboard);
         break;

@@ -1,6 +1,6 @@
 import { escapeHtml, type TFunction } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
-import { formatExpiryTime } from "../../../orders/index.ts";
+import { breakdownLines, formatExpiryTime } from "../../../orders/index.ts";
 import { formatCountdown } from "../../services/payout-quote.ts";
 import { describeBeneficiary, type PayoutBeneficiary } from "../../services/payout-recipient.ts";
 import type { QuoteCard } from "./effects.ts";
@@ -12,7 +12,7 @@ export interface QuoteCardInput {
   /** Name shown when the beneficiary object has none (a till). */
   name: string;
   words: Parameters<typeof describeBeneficiary>[1];
-  /** When the quote stops holding, on our clock (ms), and now. */
+  /** When the quote stops holding (the API's expiry) and now, both on the API's clock (ms). */
   deadlineMs: number;
   nowMs: number;
   /** The daily allowance before this payout, where ops set one: the card says what is left after it. */
@@ -26,18 +26,23 @@ export function renderQuoteCard(input: QuoteCardInput, t: TFunction, locale: str
   const view = describeBeneficiary(input.beneficiary, input.words, input.name);
   const verified = quoted.corridor === "NG";
   const deadline = { expiresAt: new Date(input.deadlineMs).toISOString(), corridor: quoted.corridor };
+  const money = breakdownLines(
+    {
+      pay: { amount: figures.paySats, currency: "BTCSAT" },
+      fee: { amount: figures.feeSats, currency: "BTCSAT" },
+      receive: { amount: figures.receive, currency: target },
+    },
+    t,
+    locale,
+  );
   const lines = [
     t("payout:quote.title", { code: quoted.verificationCode }),
     "",
-    t("payout:quote.pay", {
-      amount: escapeHtml(formatMoney(figures.paySats, "BTCSAT", locale)),
-      fee: escapeHtml(formatMoney(figures.feeSats, "BTCSAT", locale)),
-    }),
+    t("quote:pay", { amount: escapeHtml(formatMoney(figures.paySats, "BTCSAT", locale)) }),
+    money.breakdown,
     t("payout:quote.receive", { amount: escapeHtml(formatMoney(figures.receive, target, locale)) }),
   ];
-  if (figures.ratePerBtc !== undefined) {
-    lines.push(t("payout:quote.rate", { rate: escapeHtml(formatMoney(figures.ratePerBtc, target, locale)) }));
-  }
+  if (money.rate) lines.push(money.rate);
   if (input.allowance) {
     lines.push(
       t("payout:quote.allowance", {

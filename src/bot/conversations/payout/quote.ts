@@ -1,11 +1,11 @@
-import { requoteCallbackData } from "../../../orders/index.ts";
+import { formatExpiryTime, requoteCallbackData } from "../../../orders/index.ts";
 import { payoutAction, payoutConfirmData } from "../../callback-data/payout.ts";
 import { maintenanceNotice, quotesPaused } from "../../features/admin/maintenance.ts";
 import { describeApiError } from "../../helpers/api-errors.ts";
 import { mainMenuKeyboard } from "../../keyboards/main-menu.ts";
 import { actionsKeyboard, expiredQuoteKeyboard, quoteKeyboard } from "../../keyboards/payout.ts";
 import { type Allowance, allowanceFor } from "../../services/allowance.ts";
-import { quoteValidityMs } from "../../services/payout-quote.ts";
+import { quoteDeadlineMs } from "../../services/payout-quote.ts";
 import { overLimitNotice } from "./allowance-text.ts";
 import {
   type ConfirmResult,
@@ -89,7 +89,7 @@ export async function quoteAndConfirm(
         key = queryId;
         continue;
       }
-      const receivedAt = await io.conversation.now();
+      const receivedAt = await io.now();
       const quoted = result.value;
       // An amount typed in sats is known in local money only now.
       if (allowance && quoted.figures.receive > allowance.remaining) {
@@ -99,7 +99,7 @@ export async function quoteAndConfirm(
       const next: Shown = {
         quoted,
         key: requestKey,
-        deadlineMs: receivedAt + quoteValidityMs(quoted.expiry, receivedAt),
+        deadlineMs: quoteDeadlineMs(quoted.expiry, receivedAt),
         ...(allowance ? { allowance } : {}),
       };
       shown = next;
@@ -137,7 +137,7 @@ export async function quoteAndConfirm(
     }
     if (data !== payoutConfirmData.pack({ orderId })) continue;
 
-    const now = await io.conversation.now();
+    const now = await io.now();
     if (current.allowance) {
       // Another payout may have been confirmed since this card was shown (an older card's Confirm).
       const fresh = await currentAllowance(io, draft, orderId);
@@ -164,11 +164,14 @@ export async function quoteAndConfirm(
       continue;
     }
     if (!confirmed.value.ok) {
-      // Past its time on our clock, or the reconciler already expired it: never hand out a stale invoice.
+      // Past its deadline on the API's clock, or the reconciler already expired it: never hand out a stale invoice.
       await io.call("supersede", (deps) => supersede(deps, orderId));
       await io.show(
-        () => t("payout:quote.expired"),
-        () => expiredQuoteKeyboard(t),
+        () =>
+          t("quote:expired.confirm", {
+            time: formatExpiryTime({ expiresAt: current.quoted.expiry, corridor: draft.country }, io.locale),
+          }),
+        () => expiredQuoteKeyboard(t, orderId),
       );
       continue;
     }
@@ -181,7 +184,7 @@ export async function quoteAndConfirm(
 /** The user's daily allowance in the draft's corridor (undefined: no limit, or it could not be read). */
 async function currentAllowance(io: FlowIo, draft: Draft, except?: string): Promise<Allowance | undefined> {
   const read = await io.call("allowance", (deps) =>
-    allowanceFor(deps, io.userId, draft.country, Date.now(), except),
+    allowanceFor(deps, io.userId, draft.country, deps.now(), except),
   );
   return read.ok ? read.value : undefined;
 }

@@ -2,6 +2,7 @@ import type { ApprovalRecord } from "../../../store/index.ts";
 import { APPROVAL_ACTIONS, approvalData } from "../../callback-data/admin.ts";
 import type { BotContext } from "../../context.ts";
 import { WITHDRAW_CONVERSATION_ID } from "../../conversations/withdraw/index.ts";
+import { syncRefundFromApproval } from "../../services/refunds.ts";
 import { claimApproval, executeApproval, rejectWithdrawal } from "../../services/treasury.ts";
 import { namesFor, renderApprovalCard } from "../../services/treasury-card.ts";
 import { type OpsComposer, replyHtml } from "./shared.ts";
@@ -32,6 +33,7 @@ export function registerTreasury(ops: OpsComposer): void {
       const outcome = await rejectWithdrawal(deps, id, userId, now);
       await ctx.answerCallbackQuery({ text: ctx.t(`admin:treasury.toast.reject_${outcome}`) });
       await refreshCard(ctx, id);
+      await syncRefund(ctx, id);
       return;
     }
     if (action !== APPROVAL_ACTIONS.approve) {
@@ -45,14 +47,24 @@ export function registerTreasury(ops: OpsComposer): void {
         text: ctx.t(`admin:treasury.toast.${outcome}`),
         show_alert: outcome === "self",
       });
-      if (outcome === "expired") await refreshCard(ctx, id);
+      if (outcome === "expired") {
+        await refreshCard(ctx, id);
+        await syncRefund(ctx, id);
+      }
       return;
     }
     await ctx.answerCallbackQuery({ text: ctx.t("admin:treasury.toast.claimed") });
     await refreshCard(ctx, id);
     await executeApproval(deps, id);
     await refreshCard(ctx, id);
+    await syncRefund(ctx, id);
   });
+}
+
+/** A refund's request changed: the user's refund and order cards follow (nothing to do for treasury requests). */
+async function syncRefund(ctx: BotContext, id: string): Promise<void> {
+  const record = await ctx.deps.store.approvals.get(id);
+  if (record?.payload.kind === "refund") await syncRefundFromApproval(ctx.deps, ctx.api, record);
 }
 
 async function refreshCard(ctx: BotContext, id: string): Promise<void> {

@@ -150,5 +150,8 @@ function renderFeed(
     address: escapeHtml(shortAddress(link.address)),
     ref: escapeHtml(link.ref),
   };
-  return t(`merchant:feed.${kind}`, values);
+  const text = t(`merchant:feed.${kind}`, values);
+  // A link paid over Lightning says so; everything else about it reads as for a bank transfer.
+  const lightning = tx?.btcUsdMetadata?.paymentMethod?.toUpperCase() === "LIGHTNING";
+  return kind === "received" && lightning ? `${text}\n${t("paylink:feed_lightning")}` : text;
 }

@@ -2,6 +2,7 @@ import { Composer } from "grammy";
 import { linkData } from "../../callback-data/merchant.ts";
 import type { BotContext } from "../../context.ts";
 import { NEWLINK_CONVERSATION_ID, newlinkConversation } from "../../conversations/newlink/index.ts";
+import { leaveFlows } from "../../helpers/leave-flows.ts";
 import type { Feature } from "../types.ts";
 import { findOwnLink, showLinkDetails, showLinks } from "./links.ts";
 
@@ -28,7 +29,7 @@ export function merchantFeature(): Feature {
 
   privateChats.command("newlink", async (ctx) => {
     if ((await merchantOnly(ctx)) === undefined) return;
-    await ctx.conversation.exitAll();
+    await leaveFlows(ctx);
     await ctx.conversation.enter(NEWLINK_CONVERSATION_ID);
   });
 

@@ -73,15 +73,17 @@ export async function showLinkDetails(ctx: BotContext, link: PaymentLinkRecord):
         ? ctx.t("merchant:link.no_orders")
         : remote.orders
             .slice(-10)
-            .map((order) =>
-              ctx.t("merchant:link.order_line", {
+            .map((order) => {
+              const line = ctx.t("merchant:link.order_line", {
                 orderId: escapeHtml(order.orderId),
                 status: escapeHtml(order.status),
                 at: order.createdAt
                   ? escapeHtml(formatOpsTime(Date.parse(order.createdAt), ctx.locale))
                   : "—",
-              }),
-            )
+              });
+              // A link taking Lightning has an order per method: mark the Lightning ones.
+              return order.paymentMethod?.toUpperCase() === "LIGHTNING" ? `${line} ⚡` : line;
+            })
             .join("\n");
   } catch (error) {
     ordersText = describeApiError(error, ctx.t).text;

@@ -1,0 +1,229 @@
+import { Api } from "grammy";
+import { createTranslator } from "../src/i18n/index.ts";
+import { startTelegramEmulator } from "../src/local/telegram-emulator/index.ts";
+import { createLogger } from "../src/log/logger.ts";
+import { renderStatusCard } from "../src/orders/index.ts";
+import { createStore } from "../src/store/index.ts";
+import { intOption } from "./lib/args.ts";
+import { spawnChild } from "./lib/child.ts";
+import { startBenchRedis } from "./lib/redis.ts";
+import { machineLine, num, progress, summarize, table, writeResults } from "./lib/report.ts";
+import { startSandboxProcess } from "./lib/sandbox-process.ts";
+import { type BotProcess, startBotProcess } from "./scale/bot-process.ts";
+import { journey } from "./scale/journey.ts";
+import { startRoundRobinProxy } from "./scale/proxy.ts";
+import { orderRecord, syntheticOrders } from "./webhooks/events.ts";
+import type { SendPlan, SendReport } from "./webhooks/sender-child.ts";
+
+/**
+ * Losing processes under load: two `web` processes behind a round-robin proxy and one `worker`, on one Redis. While
+ * a burst of signed payout webhooks (two per confirmed order, each order's status card already on the user's screen)
+ * and N whole payout journeys run, one web process and the worker are SIGKILLed; replacements start at once. Then:
+ * every order's card must end "Completed" with exactly two notifications (none lost, none twice), every journey
+ * must complete, and the report gives how long delivery stalled after the kill and after the new worker was up.
+ *
+ *   npm run bench:failover -- [--events 10000] [--rate 500] [--users 200] [--kill-after-ms 5000]
+ */
+const EVENTS = intOption("events", "BENCH_EVENTS", 10_000);
+const RATE = intOption("rate", "BENCH_RATE", 500);
+const USERS = intOption("users", "BENCH_USERS", 200);
+const KILL_AFTER_MS = intOption("kill-after-ms", "BENCH_KILL_AFTER_MS", 5_000);
+/** The card, then one notification per stage: payment received, completed. */
+const MESSAGES_PER_ORDER = 3;
+
+async function main(): Promise<void> {
+  progress(`failover: ${EVENTS} webhooks at ${RATE}/s and ${USERS} journeys; kill 1 web + the worker`);
+  const bench = await startBenchRedis();
+  const sandboxProcess = await startSandboxProcess();
+  const sandbox = sandboxProcess.address;
+  const tg = await startTelegramEmulator({
+    defaultTimeoutMs: 180_000,
+    callbackAnswerTimeoutMs: 60_000,
+    callLogLimit: EVENTS * 4 + USERS * 40 + 20_000,
+  });
+  const proxy = await startRoundRobinProxy();
+  const sender = spawnChild(new URL("./webhooks/sender-child.ts", import.meta.url).pathname);
+  const env = {
+    BOT_TOKEN: tg.token,
+    TELEGRAM_API_ROOT: tg.apiRoot,
+    TELEGRAM_THROTTLE: "false",
+    BOT_MODE: "webhook",
+    PUBLIC_URL: proxy.url,
+    TELEGRAM_WEBHOOK_SECRET: "failover-bench-secret",
+    PAYOUT_API_BASE_URL: sandbox.baseUrl,
+    PAYOUT_API_KEY: sandbox.apiKey,
+    PAYOUT_WEBHOOK_SECRET: sandbox.webhookSecret,
+    PAYOUT_ENV: "sandbox",
+    REDIS_URL: bench.server.url,
+  };
+  const processes: BotProcess[] = [];
+  try {
+    // Confirmed orders with their status cards on screen, as the bot leaves them at Confirm.
+    const orders = syntheticOrders(Math.floor(EVENTS / 2), 60_000_000, "failover");
+    progress(`creating ${orders.length} confirmed orders with their status cards`);
+    const store = createStore(bench.redis);
+    const t = (await createTranslator({ logger: createLogger({ level: "silent", pretty: false }) })).t("en");
+    const setupApi = new Api(tg.token, { apiRoot: tg.apiRoot });
+    const now = Date.now();
+    for (let i = 0; i < orders.length; i += 50) {
+      await Promise.all(
+        orders.slice(i, i + 50).map(async (synthetic) => {
+          tg.user({ id: synthetic.userId, first_name: "Ada", started: true });
+          await store.users.touch({ id: synthetic.userId, firstName: "Ada", telegramLanguage: "en" });
+          const order = await store.orders.create(orderRecord(synthetic, now));
+          const card = renderStatusCard(order, t, "en-NG");
+          const sent = await setupApi.sendMessage(order.chatId, card.text, { parse_mode: "HTML" });
+          await store.orders.annotate(order.orderId, {
+            statusMessageId: sent.message_id,
+            confirmedAt: new Date().toISOString(),
+          });
+        }),
+      );
+    }
+
+    const worker = await startBotProcess({ role: "worker", env });
+    const webs = [await startBotProcess({ role: "web", env }), await startBotProcess({ role: "web", env })];
+    processes.push(worker, ...webs);
+    proxy.setUpstreams(webs.map((web) => web.port));
+    progress("2 web + 1 worker started");
+
+    // Delivery timeline: notifications sent to the synthetic orders' chats, sampled every 100 ms.
+    const orderChats = new Set(orders.map((order) => order.userId));
+    const delivered = () =>
+      tg.callsTo("sendMessage").filter((call) => orderChats.has(Number(call.params.chat_id))).length -
+      orders.length;
+    const timeline: Array<{ at: number; delivered: number }> = [];
+    const sampler = setInterval(() => timeline.push({ at: performance.now(), delivered: delivered() }), 100);
+
+    const started = performance.now();
+    const plan: SendPlan = {
+      url: `${proxy.url}/webhooks/payout`,
+      secret: sandbox.webhookSecret,
+      run: "failover",
+      orders,
+      ratePerSecond: RATE,
+      connections: 64,
+      window: 50,
+    };
+    const sending = sender.request<SendReport>("send", plan);
+    const journeys = Promise.all(Array.from({ length: USERS }, (_, index) => journey(tg, 70_000 + index)));
+
+    await new Promise((resolve) => setTimeout(resolve, KILL_AFTER_MS));
+    const killedAt = performance.now();
+    const [victim, survivor] = webs;
+    victim?.kill();
+    worker.kill();
+    proxy.setUpstreams(survivor ? [survivor.port] : []);
+    progress(`killed web ${victim?.pid} and worker ${worker.pid} (SIGKILL); starting replacements`);
+    const [newWorker, newWeb] = await Promise.all([
+      startBotProcess({ role: "worker", env }),
+      startBotProcess({ role: "web", env }),
+    ]);
+    const replacedAt = performance.now();
+    processes.push(newWorker, newWeb);
+    proxy.setUpstreams([survivor?.port ?? 0, newWeb.port].filter(Boolean));
+    progress(`replacements up after ${num((replacedAt - killedAt) / 1000, 1)} s`);
+
+    const report = await sending;
+    const journeyResults = await journeys;
+    const deadline = performance.now() + 120_000;
+    while (delivered() < orders.length * (MESSAGES_PER_ORDER - 1) && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    clearInterval(sampler);
+    const finishedAt = performance.now();
+
+    let lost = 0;
+    let duplicated = 0;
+    for (const synthetic of orders) {
+      const user = tg.user({ id: synthetic.userId, first_name: "Ada" });
+      const messages = user.messages();
+      const card = messages[0];
+      if (!card?.text?.includes("Completed") || messages.length < MESSAGES_PER_ORDER) lost += 1;
+      if (messages.length > MESSAGES_PER_ORDER) duplicated += 1;
+    }
+    const completedJourneys = journeyResults.filter((result) => result.ok);
+    const reference = completedJourneys[0]?.messages;
+    const journeyMismatch = completedJourneys.filter((result) => result.messages !== reference).length;
+    const quotes = await fetch(`${sandbox.baseUrl}/order/all`, { headers: { "X-API-KEY": sandbox.apiKey } })
+      .then((response) => response.json() as Promise<{ data?: unknown[] }>)
+      .then((body) => body.data?.length ?? 0);
+
+    // Delivery stalls: the longest time without a new notification after the kill, and the time from the new
+    // worker being up to the first notification it (or anyone) delivered.
+    const afterKill = timeline.filter((sample) => sample.at >= killedAt);
+    let longestStallMs = 0;
+    let lastChange = killedAt;
+    let lastValue = afterKill[0]?.delivered ?? 0;
+    for (const sample of afterKill) {
+      if (sample.delivered !== lastValue) {
+        longestStallMs = Math.max(longestStallMs, sample.at - lastChange);
+        lastChange = sample.at;
+        lastValue = sample.delivered;
+      }
+    }
+    const atReplace = timeline.find((sample) => sample.at >= replacedAt)?.delivered ?? 0;
+    const resumed = timeline.find((sample) => sample.at >= replacedAt && sample.delivered > atReplace);
+    const resumeMs = resumed ? resumed.at - replacedAt : Number.NaN;
+    const errors = processes.map((bot) => bot.errors());
+
+    const rows: Array<[string, string | number]> = [
+      ["webhook events posted", `${report.sent} (${JSON.stringify(report.statuses)})`],
+      [
+        "orders completed with exactly 2 notifications",
+        `${orders.length - lost - duplicated}/${orders.length}`,
+      ],
+      ["orders with a notification lost", lost],
+      ["orders with a notification twice", duplicated],
+      ["journeys completed", `${completedJourneys.length}/${USERS}`],
+      ["journeys with another message count", journeyMismatch],
+      ["quotes at the payout API (one per journey)", `${quotes}/${USERS}`],
+      ["replacements started after the kill", `${num((replacedAt - killedAt) / 1000, 1)} s`],
+      [
+        "first delivery after the new worker was up",
+        Number.isNaN(resumeMs) ? "none" : `${num(resumeMs / 1000, 2)} s`,
+      ],
+      ["longest delivery stall after the kill", `${num(longestStallMs / 1000, 2)} s`],
+      [
+        "journey p50 / p99",
+        (() => {
+          const s = summarize(completedJourneys.map((result) => result.ms));
+          return `${num(s.p50 / 1000, 1)} s / ${num(s.p99 / 1000, 1)} s`;
+        })(),
+      ],
+      ["wall time", `${num((finishedAt - started) / 1000, 1)} s`],
+      ["error log lines (all processes)", errors.reduce((total, entry) => total + entry.count, 0)],
+    ];
+    const failures = journeyResults.flatMap((result) => (result.ok ? [] : [result.error ?? "failed"]));
+    process.stdout.write(
+      [
+        "## Losing a web process and the worker under load",
+        "",
+        machineLine(),
+        "",
+        table(["", "measured"], rows),
+        "",
+        ...failures.slice(0, 5),
+        ...errors.flatMap((entry) => entry.samples).slice(0, 5),
+        "",
+      ].join("\n"),
+    );
+    writeResults("failover", {
+      machine: machineLine(),
+      events: EVENTS,
+      rate: RATE,
+      users: USERS,
+      rows: Object.fromEntries(rows),
+    });
+  } finally {
+    await Promise.all(processes.map((bot) => bot.stop()));
+    await sender.stop();
+    await proxy.close();
+    await tg.close();
+    await sandboxProcess.stop();
+    await bench.stop();
+  }
+}
+
+await main();

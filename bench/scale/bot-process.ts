@@ -1,0 +1,95 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { freePort } from "../../src/local/redis-server.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * One production-shaped bot process (`node --import tsx src/main.ts`, configured only by its environment, as a
+ * deployment would run it), with its log lines counted by level and its CPU read from /proc.
+ */
+export interface BotProcess {
+  role: "web" | "worker";
+  port: number;
+  pid: number;
+  /** error- and fatal-level log lines so far, and the first few of them. */
+  errors(): { count: number; samples: string[] };
+  /** user + system CPU seconds of the process so far (Linux /proc). */
+  cpuSeconds(): number;
+  kill(): void;
+  stop(): Promise<void>;
+}
+
+export async function startBotProcess(options: {
+  role: "web" | "worker";
+  env: Record<string, string>;
+}): Promise<BotProcess> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      NODE_ENV: "production",
+      LOG_FORMAT: "json",
+      LOG_LEVEL: "info",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      PROCESS_ROLE: options.role,
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let errors = 0;
+  let started = false;
+  const samples: string[] = [];
+  let buffered = "";
+  const onOutput = (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const line of lines) {
+      if (/"msg":"(bot started|events worker started)"/.test(line)) started = true;
+      if (/"level":(50|60)/.test(line) || /^\s*(Error|TypeError)\b/.test(line)) {
+        errors += 1;
+        if (samples.length < 5) samples.push(line.slice(0, 400));
+      }
+    }
+  };
+  child.stdout?.on("data", onOutput);
+  child.stderr?.on("data", onOutput);
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`${options.role} process exited at start: ${samples.join("\n")}`);
+    if (started) break;
+    if (Date.now() > deadline) throw new Error(`${options.role} process did not start within a minute`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
+  const pid = child.pid ?? 0;
+  return {
+    role: options.role,
+    port,
+    pid,
+    errors: () => ({ count: errors, samples: [...samples] }),
+    cpuSeconds() {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+        return (Number(fields[11]) + Number(fields[12])) / 100;
+      } catch {
+        return 0;
+      }
+    },
+    kill: () => child.kill("SIGKILL"),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

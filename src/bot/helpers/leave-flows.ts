@@ -1,0 +1,40 @@
+import type { BotContext } from "../context.ts";
+import { SUPERSEDED, supersede } from "../conversations/payout/effects.ts";
+import { PAYOUT_CONVERSATION } from "../conversations/payout/index.ts";
+
+/** How many of the user's newest orders can hold the live quote card of the flow being left. */
+const RECENT_ORDERS = 3;
+
+/**
+ * Leave whatever flow is open (only one runs at a time) and retire what it leaves on screen: a payout quote card
+ * nobody confirmed would otherwise keep Confirm / Refresh / Cancel that no longer lead anywhere. Its order is
+ * dropped like the card's own ❌ does (expired, reason "cancelled", no notification) and the card says "Quote
+ * cancelled". Returns the flows that were active.
+ */
+export async function leaveFlows(ctx: BotContext): Promise<string[]> {
+  const active = Object.keys(await ctx.conversation.active());
+  if (active.length === 0) return active;
+  await ctx.conversation.exitAll();
+  if (active.includes(PAYOUT_CONVERSATION)) await retireQuoteCards(ctx);
+  return active;
+}
+
+async function retireQuoteCards(ctx: BotContext): Promise<void> {
+  const userId = ctx.from?.id;
+  const chatId = ctx.chat?.id;
+  if (userId === undefined || chatId === undefined) return;
+  const { orders } = await ctx.deps.store.orders.listForUser(userId, 0, RECENT_ORDERS);
+  for (const order of orders) {
+    const live =
+      order.kind === "payout" &&
+      order.chatId === chatId &&
+      order.stage === "awaiting_payment" &&
+      !order.confirmedAt &&
+      order.quoteMessageId !== undefined;
+    if (!live) continue;
+    await supersede(ctx.deps, order.orderId, SUPERSEDED.cancelled);
+    await ctx.api
+      .editMessageText(chatId, order.quoteMessageId!, ctx.t("payout:quote.cancelled"))
+      .catch(() => undefined);
+  }
+}

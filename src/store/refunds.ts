@@ -1,0 +1,214 @@
+import type { Redis } from "ioredis";
+import { keys } from "./keys.ts";
+import { LuaScript } from "./script.ts";
+
+/**
+ * Refunds of sats held after a failed payout: at most one live refund per order, and every state change one Lua
+ * compare-and-set, so a double tap, a re-pasted invoice, a replayed conversation or two bot processes can never
+ * pay twice. Only the caller whose `open` answered "opened" with state `paying` (or whose approval claim moved it
+ * to `paying`) may call POST /withdraw/btc.
+ *
+ *   awaiting_approval ──approved──▶ paying ──API accepted──▶ sent ──payment.sent──▶ paid | failed
+ *        │ └─rejected / expired       │└─API refused──▶ failed
+ *        │                            └─outcome unknown──▶ uncertain (left for ops, never retried)
+ *   (small amounts open straight in paying)
+ *
+ * A `failed` or `expired` refund may be opened again with a new destination (nothing left the wallet); every other
+ * state blocks a second refund of the same order.
+ */
+const REFUND_STATES = [
+  "awaiting_approval",
+  "paying",
+  "sent",
+  "paid",
+  "failed",
+  "uncertain",
+  "rejected",
+  "expired",
+] as const;
+export type RefundState = (typeof REFUND_STATES)[number];
+
+/** States in which the user may ask again (no money moved). */
+export const RETRYABLE_REFUND_STATES: readonly RefundState[] = ["failed", "expired"];
+const TERMINAL: readonly RefundState[] = ["paid", "failed", "rejected", "expired"];
+
+export interface RefundRecord {
+  orderId: string;
+  state: RefundState;
+  userId: number;
+  chatId: number;
+  amountSats: number;
+  /** "invoice" pasted by the user, or "address" (a Lightning address resolved through LNURL-pay). */
+  destinationKind: "invoice" | "address";
+  /** Shown to the user and ops, already shortened ("lntbs67540n1p…q9yz", "ada@wallet.example"). */
+  destination: string;
+  invoice: string;
+  paymentHash?: string;
+  /** Unix ms. */
+  invoiceExpiresAt: number;
+  approvalId?: string;
+  transactionId?: string;
+  /** The refund card in the user's chat. */
+  cardMessageId?: number;
+  /** Safe, already-scrubbed reason of a failure. */
+  error?: string;
+  attempt: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type NewRefund = Omit<
+  RefundRecord,
+  "state" | "attempt" | "createdAt" | "updatedAt" | "cardMessageId"
+> & {
+  state: "paying" | "awaiting_approval";
+  now: number;
+};
+
+export type RefundPatch = Partial<
+  Pick<RefundRecord, "approvalId" | "transactionId" | "cardMessageId" | "error">
+>;
+
+/** Refunds live as long as orders. */
+const RETENTION_SECONDS = 90 * 24 * 3600;
+
+const OPEN = new LuaScript(`
+local state = redis.call('HGET', KEYS[1], 'state')
+if state and state ~= 'failed' and state ~= 'expired' then return state end
+local attempt = tonumber(redis.call('HGET', KEYS[1], 'attempt') or '0') + 1
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'attempt', tostring(attempt), unpack(ARGV, 4))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+redis.call('ZADD', KEYS[2], tonumber(ARGV[2]), ARGV[1])
+return 'opened'
+`);
+
+// ARGV: orderId, to, now, terminal (1/0), fromCount, from..., then field/value pairs.
+const MOVE = new LuaScript(`
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return 'missing' end
+local count = tonumber(ARGV[5])
+local allowed = false
+for i = 1, count do
+  if ARGV[5 + i] == state then allowed = true end
+end
+if not allowed then return state end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'updatedAt', ARGV[3])
+for i = 6 + count, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+if ARGV[4] == '1' then redis.call('ZREM', KEYS[2], ARGV[1]) end
+return 'ok'
+`);
+
+export class RefundRepository {
+  constructor(private readonly redis: Redis) {}
+
+  /** "opened" for exactly one caller; otherwise the state of the refund that already exists. */
+  async open(input: NewRefund): Promise<"opened" | RefundState> {
+    const fields: Record<string, string> = {
+      state: input.state,
+      orderId: input.orderId,
+      userId: String(input.userId),
+      chatId: String(input.chatId),
+      amountSats: String(input.amountSats),
+      destinationKind: input.destinationKind,
+      destination: input.destination,
+      invoice: input.invoice,
+      invoiceExpiresAt: String(input.invoiceExpiresAt),
+      createdAt: String(input.now),
+      updatedAt: String(input.now),
+      ...(input.paymentHash ? { paymentHash: input.paymentHash } : {}),
+    };
+    return (await OPEN.run(
+      this.redis,
+      [keys.refund(input.orderId), keys.refundsOpen()],
+      [input.orderId, String(input.now), String(RETENTION_SECONDS), ...Object.entries(fields).flat()],
+    )) as "opened" | RefundState;
+  }
+
+  async get(orderId: string): Promise<RefundRecord | undefined> {
+    return toRecord(await this.redis.hgetall(keys.refund(orderId)));
+  }
+
+  /** Move from one of `from` to `to` (with extra fields); "ok" for the one caller that did, else the state found. */
+  async move(
+    orderId: string,
+    from: readonly RefundState[],
+    to: RefundState,
+    patch: RefundPatch = {},
+    now = Date.now(),
+  ): Promise<"ok" | "missing" | RefundState> {
+    const pairs = Object.entries(patch)
+      .filter(([, value]) => value !== undefined)
+      .flatMap(([field, value]) => [field, String(value)]);
+    return (await MOVE.run(
+      this.redis,
+      [keys.refund(orderId), keys.refundsOpen()],
+      [orderId, to, String(now), TERMINAL.includes(to) ? "1" : "0", String(from.length), ...from, ...pairs],
+    )) as "ok" | "missing" | RefundState;
+  }
+
+  /** Fields that are not a state change (the card's message id). */
+  async annotate(orderId: string, patch: Pick<RefundPatch, "cardMessageId">): Promise<void> {
+    if (patch.cardMessageId === undefined) return;
+    await this.redis.hset(keys.refund(orderId), "cardMessageId", String(patch.cardMessageId));
+  }
+
+  async linkTransaction(transactionId: string, orderId: string): Promise<void> {
+    await this.redis.set(keys.refundByTransaction(transactionId), orderId, "EX", RETENTION_SECONDS);
+  }
+
+  async findByTransaction(transactionId: string): Promise<RefundRecord | undefined> {
+    const orderId = await this.redis.get(keys.refundByTransaction(transactionId));
+    return orderId ? this.get(orderId) : undefined;
+  }
+
+  /** Refunds not finished (awaiting approval, paying, sent, uncertain) opened before `beforeMs`, oldest first. */
+  async listOpen(beforeMs = Number.POSITIVE_INFINITY, limit = 50): Promise<RefundRecord[]> {
+    const max = Number.isFinite(beforeMs) ? String(beforeMs) : "+inf";
+    const ids = await this.redis.zrangebyscore(keys.refundsOpen(), "-inf", max, "LIMIT", 0, limit);
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    return records.filter((record): record is RefundRecord => !!record);
+  }
+}
+
+const int = (value: string | undefined): number | undefined => {
+  if (value === undefined || value === "") return undefined;
+  const parsed = Number(value);
+  return Number.isSafeInteger(parsed) ? parsed : undefined;
+};
+
+function toRecord(fields: Record<string, string>): RefundRecord | undefined {
+  const state = fields.state as RefundState | undefined;
+  if (!state || !REFUND_STATES.includes(state)) return undefined;
+  const userId = int(fields.userId);
+  const chatId = int(fields.chatId);
+  const amountSats = int(fields.amountSats);
+  const invoiceExpiresAt = int(fields.invoiceExpiresAt);
+  const createdAt = int(fields.createdAt);
+  const kind = fields.destinationKind;
+  if (!fields.orderId || !fields.invoice || (kind !== "invoice" && kind !== "address")) return undefined;
+  if (userId === undefined || chatId === undefined || amountSats === undefined) return undefined;
+  if (invoiceExpiresAt === undefined || createdAt === undefined) return undefined;
+  const cardMessageId = int(fields.cardMessageId);
+  return {
+    orderId: fields.orderId,
+    state,
+    userId,
+    chatId,
+    amountSats,
+    destinationKind: kind,
+    destination: fields.destination ?? "",
+    invoice: fields.invoice,
+    invoiceExpiresAt,
+    attempt: int(fields.attempt) ?? 1,
+    createdAt,
+    updatedAt: int(fields.updatedAt) ?? createdAt,
+    ...(fields.paymentHash ? { paymentHash: fields.paymentHash } : {}),
+    ...(fields.approvalId ? { approvalId: fields.approvalId } : {}),
+    ...(fields.transactionId ? { transactionId: fields.transactionId } : {}),
+    ...(fields.error ? { error: fields.error } : {}),
+    ...(cardMessageId !== undefined ? { cardMessageId } : {}),
+  };
+}
