@@ -2,7 +2,7 @@ import { createConversation } from "@grammyjs/conversations";
 import { InlineKeyboard, InputFile } from "grammy";
 import QRCode from "qrcode";
 import { isPayoutApiError, PAYOUT_API_ERROR_KINDS, PayoutApiError, type Speed } from "../../../api/index.ts";
-import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
+import { escapeHtml } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
 import { runOnce } from "../../../store/index.ts";
 import type { BotContext, BotDeps, FlowContext, FlowConversation } from "../../context.ts";
