@@ -2,11 +2,12 @@ import { defineCallbackData, oneOf, UUID } from "./define.ts";
 
 /**
  * Merchant buttons.
- *   nl:<action>:<value>   the /newlink flow (speed, skip a step, confirm)
+ *   nl:<action>:<value>   the /newlink flow: speed:<slow|medium|fast>, methods:<bt|ln> (bank only / add
+ *                         Lightning), skip:, confirm:
  *   lnk:<paymentRef>      details of one payment link (the API's UUID, 36 bytes)
  */
 export const newlinkData = defineCallbackData("nl", {
-  action: oneOf("speed", "skip", "confirm"),
-  value: /(?:slow|medium|fast)?/,
+  action: oneOf("speed", "skip", "confirm", "methods"),
+  value: /(?:slow|medium|fast|bt|ln)?/,
 });
 export const linkData = defineCallbackData("lnk", { ref: UUID });
