@@ -103,6 +103,8 @@ async function run(processCount: number): Promise<RunResult> {
     BOT_TOKEN: tg.token,
     TELEGRAM_API_ROOT: tg.apiRoot,
     TELEGRAM_THROTTLE: "false",
+    // Simulated users have no think time: flood control runs but never trips.
+    USER_RATE_LIMIT: "1000000/10",
     BOT_MODE: "webhook",
     PUBLIC_URL: proxy.url,
     TELEGRAM_WEBHOOK_SECRET: "scale-bench-secret",

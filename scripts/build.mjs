@@ -11,17 +11,23 @@ import { cpSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const flag = process.argv.indexOf("--out-dir");
-const outDir = resolve(root, flag === -1 ? "dist" : (process.argv[flag + 1] ?? "dist"));
+const { values: flags } = parseArgs({
+  options: {
+    "out-dir": { type: "string", default: "dist" },
+    "no-check": { type: "boolean", default: false },
+  },
+});
+const outDir = resolve(root, flags["out-dir"]);
 
 /** Files read at run time through `new URL("…", import.meta.url)`, relative to src/. */
 const ASSETS = ["sandbox/data/banks.json"];
 
 rmSync(outDir, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-const noCheck = process.argv.includes("--no-check") ? ["--noCheck"] : [];
+const noCheck = flags["no-check"] ? ["--noCheck"] : [];
 const compiled = spawnSync(
   process.execPath,
   [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", outDir, ...noCheck],

@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type RunnerHandle, run } from "@grammyjs/runner";
 import { type Bot, webhookCallback } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
@@ -9,6 +10,7 @@ import type { BotContext, BotDeps } from "./bot/context.ts";
 import { createBot } from "./bot/create-bot.ts";
 import { allFeatures, type Feature } from "./bot/features/index.ts";
 import { createMerchantFeed } from "./bot/features/merchant/index.ts";
+import { createDeliverMissing } from "./bot/features/recovery/index.ts";
 import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
 import { onRefundWithdrawalEvent } from "./bot/services/refunds.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
@@ -25,7 +27,10 @@ import { AccountLanguage } from "./i18n/account-language.ts";
 import { createTranslator, type Translator } from "./i18n/index.ts";
 import { languageResolver } from "./i18n/language-of.ts";
 import type { Logger } from "./log/logger.ts";
-import { createMetrics, type Metrics } from "./metrics.ts";
+import { createMetrics, type Metrics, observePayoutApi } from "./metrics.ts";
+import { connectTelegram } from "./ops/connect-telegram.ts";
+import { originOf } from "./ops/dependencies.ts";
+import { createPayoutProbe } from "./ops/payout-probe.ts";
 import { createStore, type Store } from "./store/index.ts";
 
 /**
@@ -60,6 +65,11 @@ export interface AppOptions {
   accountRefreshMs?: number;
   /** How often batched ops alerts are posted (default 5 s; tests use less). */
   alertFlushMs?: number;
+  /**
+   * On stop, how long /readyz answers 503 while everything else still serves, so a load balancer stops sending
+   * traffic before the server closes (main: 1 s; default 0 for in-process tests).
+   */
+  drainMs?: number;
   /** Extra observers of ops alerts and merchant events (tests). */
   hooks?: {
     onAlert?: (alert: OpsAlert) => unknown;
@@ -100,7 +110,7 @@ export async function createBotDeps(
   options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy" | "now">,
 ): Promise<BotParts> {
   const { config, logger, redis } = options;
-  const metrics = createMetrics({ defaultMetrics: config.nodeEnv === "production" });
+  const metrics = createMetrics({ defaultMetrics: true });
   const serverClock = options.now ? undefined : new ServerClock();
   const now = options.now ?? (() => serverClock!.now());
   const api = createPayoutApi({
@@ -108,6 +118,7 @@ export async function createBotDeps(
     apiKey: options.payout.apiKey,
     logger,
     ...(serverClock ? { clock: serverClock } : {}),
+    observe: observePayoutApi(metrics),
   });
   const store = createStore(redis);
   const translator = await createTranslator({ logger, supportContact: config.support.contact?.label });
@@ -176,6 +187,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (await onRefundWithdrawalEvent(deps, bot.api, event)) return;
       await merchantFeed(event);
     },
+    deliverMissing: createDeliverMissing({ ...deps, telegram: bot.api }),
   });
   deps.ops = events;
 
@@ -187,8 +199,16 @@ export async function createApp(options: AppOptions): Promise<App> {
     // The tap records the last webhook (for /health) and raises signature-failure alerts. A worker process
     // (PROCESS_ROLE=worker) serves health and metrics only: webhooks go to the web processes.
     payoutWebhook: role === "worker" ? undefined : alerts.tapWebhook(events.webhookHandler),
-    readiness: [...events.readiness, { name: "payout_api", check: () => api.ping() }],
+    // Ready = this process can take traffic (Redis, queues). The payout API is not in it: when the provider is
+    // down the bot still answers ("paused") — its health is in /health and payoutbot_payout_api_up.
+    readiness: [...events.readiness],
     metrics: metrics.registry,
+  });
+  const payoutProbe = createPayoutProbe({
+    ping: () => api.ping(),
+    up: metrics.payoutApiUp,
+    logger,
+    target: originOf(options.payout.baseUrl),
   });
 
   let runner: RunnerHandle | undefined;
@@ -206,6 +226,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     accountLanguage,
     deps,
     async start() {
+      payoutProbe.start();
       await accountLanguage.refresh();
       accountLanguage.start(options.accountRefreshMs);
       const { url } = await http.start();
@@ -230,6 +251,9 @@ export async function createApp(options: AppOptions): Promise<App> {
         );
       }
 
+      if (!bot.isInited()) {
+        bot.botInfo = await connectTelegram({ token: options.telegram.token, config, logger });
+      }
       await bot.init();
       const menus = { privateExtra: [] as string[], adminGroup: [] as string[] };
       for (const feature of options.features ? options.features(deps) : allFeatures(deps)) {
@@ -265,9 +289,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     async stop() {
       if (stopped) return;
       stopped = true;
+      http.beginDraining();
+      payoutProbe.stop();
       accountLanguage.stop();
       if (runner?.isRunning()) await runner.stop();
-      await http.stop(5_000);
+      if (options.drainMs) await sleep(options.drainMs);
+      await http.stop(2_000);
       await alerts.stop();
       await events.stop();
       await api.close();

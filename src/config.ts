@@ -171,6 +171,20 @@ export const configSchema = z
     ),
     LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(["json", "pretty"]).optional()),
     PROCESS_ROLE: z.preprocess(emptyToUndefined, z.enum(["all", "web", "worker"]).default("all")),
+    USER_RATE_LIMIT: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^(off|\d+\/\d+s?)$/i, 'must be "<updates>/<seconds>" (e.g. 20/10) or "off"')
+        .default("20/10")
+        .transform((value) => {
+          const match = /^(\d+)\/(\d+)/.exec(value);
+          if (!match) return undefined;
+          return { updates: Number(match[1]), windowMs: Number(match[2]) * 1000 };
+        })
+        .refine((limit) => !limit || (limit.updates > 0 && limit.windowMs > 0), "must be positive"),
+    ),
     TELEGRAM_THROTTLE: booleanFlag(true),
     SUPPORT_CONTACT: supportContact,
     REFUND_APPROVAL_THRESHOLD_SATS: z.preprocess(
@@ -226,6 +240,8 @@ export const configSchema = z
         /** Lightning-address lookups may use plain http to 127.0.0.1/::1/localhost (tests); refused in production. */
         allowHttpLoopback: env.LNURL_ALLOW_HTTP_LOOPBACK,
       },
+      /** Per-user incoming updates per window (USER_RATE_LIMIT); undefined = off. */
+      incomingLimit: env.USER_RATE_LIMIT,
       log: {
         level: env.LOG_LEVEL,
         pretty: env.LOG_FORMAT ? env.LOG_FORMAT === "pretty" : env.NODE_ENV !== "production",

@@ -1,12 +1,19 @@
 import { mkdirSync } from "node:fs";
+import type { Redis } from "ioredis";
 import pino from "pino";
 import { type App, createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { EnvFileError, loadEnvFile } from "./env-file.ts";
 import { redisServerAvailable, startPrivateRedis } from "./local/redis-server.ts";
 import type { TelegramEmulator } from "./local/telegram-emulator/index.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
+import { connectDependency, DependencyError, originOf } from "./ops/dependencies.ts";
 import type { Sandbox } from "./sandbox/index.ts";
 import { connectRedis } from "./store/connection.ts";
+
+/** From SIGTERM to exit at most; /readyz answers 503 for the first DRAIN_MS of it. */
+const SHUTDOWN_LIMIT_MS = 8_000;
+const DRAIN_MS = 1_000;
 
 /** Process wiring only: config → logger → redis → payout API (or embedded sandbox) → bot → HTTP → shutdown. */
 async function main(): Promise<void> {
@@ -26,6 +33,7 @@ async function main(): Promise<void> {
   // ioredis reconnects by itself (through the Sentinels too); say so instead of letting it print to stderr.
   redis.on("error", (error: Error) => logger.warn({ err: error }, "redis connection error; reconnecting"));
   cleanups.unshift(() => redis.quit());
+  if (storage.kind === "redis") await waitForRedis(redis, storage.url, logger);
 
   let sandbox: Sandbox | undefined;
   let payout = {
@@ -75,6 +83,7 @@ async function main(): Promise<void> {
     // One clock: the embedded sandbox's (its `:advance` moves what the bot sees too); a real API's is tracked
     // from its Date headers.
     ...(sandbox ? { now: () => sandbox!.now() } : {}),
+    drainMs: DRAIN_MS,
   });
 
   let shuttingDown = false;
@@ -82,7 +91,11 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     logger.info({ reason }, "shutting down");
-    const force = setTimeout(() => process.exit(1), 15_000);
+    // Inside Docker's default 10 s stop timeout (and Kubernetes' 30 s grace): exit on our own terms, not SIGKILL.
+    const force = setTimeout(() => {
+      logger.error({ afterMs: SHUTDOWN_LIMIT_MS }, "shutdown did not finish in time: forcing exit");
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS);
     force.unref();
     try {
       await app.stop();
@@ -101,11 +114,37 @@ async function main(): Promise<void> {
   }
 }
 
+/** Waits for Redis, logging each failed try with ioredis's last connection error (ioredis retries on its own). */
+async function waitForRedis(redis: Redis, url: string, logger: Logger): Promise<void> {
+  let lastError: unknown;
+  const onError = (error: unknown) => {
+    lastError = error;
+  };
+  redis.on("error", onError);
+  try {
+    await connectDependency({
+      name: "redis",
+      target: originOf(url),
+      logger,
+      attempt: async () => {
+        const timeout = new Promise((_, reject) =>
+          setTimeout(() => reject(lastError ?? new Error("no answer within 2 s")), 2_000).unref(),
+        );
+        await Promise.race([redis.ping(), timeout]);
+      },
+    });
+  } finally {
+    redis.off("error", onError);
+  }
+}
+
 function readConfig(): Config {
   try {
+    // .env in the working directory, when there is one; the real environment wins over it.
+    loadEnvFile();
     return loadConfig(process.env);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof EnvFileError) {
       process.stderr.write(`${error.message}\nSee .env.example for every variable.\n`);
       process.exit(1);
     }
@@ -157,6 +196,10 @@ async function resolveStorage(
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof DependencyError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`Fatal: ${(error as Error)?.stack ?? String(error)}\n`);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { PayoutApiCall } from "./api/index.ts";
 
 /**
  * The process's Prometheus metrics. One registry per process (tests create their own), served by GET /metrics.
@@ -18,7 +19,12 @@ export interface Metrics {
   /** Notifications delivered to Telegram, by kind (card_edit, card_new, notification, quote_expired). */
   notifications: Counter<"kind">;
   telegramErrors: Counter<"method" | "code">;
-  payoutApiErrors: Counter<"kind">;
+  /** Every failed payout API request (each attempt), by error kind and endpoint. */
+  payoutApiErrors: Counter<"kind" | "endpoint">;
+  /** Every payout API request (each attempt), by endpoint and outcome ("ok" or the error kind). */
+  payoutApiDuration: Histogram<"endpoint" | "outcome">;
+  /** 1 when the last periodic ping of the payout API answered, 0 when it failed. */
+  payoutApiUp: Gauge;
   queueDepth: Gauge<"queue" | "state">;
   deadLetters: Gauge<"queue">;
   /**
@@ -28,10 +34,15 @@ export interface Metrics {
   setQueueSource(source: QueueCountsSource): () => void;
 }
 
+/**
+ * `defaultMetrics`: the standard Node process metrics (process_cpu_seconds_total, nodejs_heap_size_used_bytes, …)
+ * under their standard names, so stock Node dashboards find them. The app turns them on in every environment; tests
+ * that build many registries in one process leave them off (each registry adds its own GC observer).
+ */
 export function createMetrics(options: { defaultMetrics?: boolean; prefix?: string } = {}): Metrics {
   const registry = new Registry();
   const prefix = options.prefix ?? "payoutbot_";
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix });
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
   let source: QueueCountsSource | undefined;
 
   // One scrape reads the counts once and both gauges share it.
@@ -50,7 +61,7 @@ export function createMetrics(options: { defaultMetrics?: boolean; prefix?: stri
 
   const queueDepth = new Gauge({
     name: `${prefix}queue_jobs`,
-    help: "Jobs in the events queues by state (waiting, delayed, active, failed)",
+    help: "Jobs in the events queues by state (waiting, delayed, active, prioritized); failed jobs are dead_letters",
     labelNames: ["queue", "state"] as const,
     registers: [registry],
     async collect() {
@@ -110,8 +121,20 @@ export function createMetrics(options: { defaultMetrics?: boolean; prefix?: stri
     }),
     payoutApiErrors: new Counter({
       name: `${prefix}payout_api_errors_total`,
-      help: "Payout API errors, by kind (network, status code, …)",
-      labelNames: ["kind"] as const,
+      help: "Failed payout API requests (every attempt), by error kind (network, timeout, server, …) and endpoint",
+      labelNames: ["kind", "endpoint"] as const,
+      registers: [registry],
+    }),
+    payoutApiDuration: new Histogram({
+      name: `${prefix}payout_api_request_duration_seconds`,
+      help: "Payout API request duration (every attempt), by endpoint and outcome (ok or the error kind)",
+      labelNames: ["endpoint", "outcome"] as const,
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
+      registers: [registry],
+    }),
+    payoutApiUp: new Gauge({
+      name: `${prefix}payout_api_up`,
+      help: "1 when the last periodic ping of the payout API (GET /price) answered, 0 when it failed",
       registers: [registry],
     }),
     queueDepth,
@@ -122,5 +145,13 @@ export function createMetrics(options: { defaultMetrics?: boolean; prefix?: stri
         if (source === next) source = undefined;
       };
     },
+  };
+}
+
+/** The payout API client's observer: every request timed, every failed one counted (src/api stays metric-free). */
+export function observePayoutApi(metrics: Pick<Metrics, "payoutApiDuration" | "payoutApiErrors">) {
+  return ({ endpoint, outcome, seconds }: PayoutApiCall): void => {
+    metrics.payoutApiDuration.observe({ endpoint, outcome }, seconds);
+    if (outcome !== "ok") metrics.payoutApiErrors.inc({ kind: outcome, endpoint });
   };
 }

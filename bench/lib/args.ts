@@ -1,18 +1,20 @@
+import { parseArgs } from "node:util";
+
 /**
  * Bench options: `--name=value` or `--name value` on the command line, else the environment variable `env`, else
  * the default. Benches are entry points, so reading argv/env here is allowed (see docs/developers-guide.md).
  */
 function fromArgv(name: string): string | undefined {
-  const argv = process.argv.slice(2);
-  for (let index = 0; index < argv.length; index += 1) {
-    const arg = argv[index] ?? "";
-    if (arg === `--${name}`) {
-      const next = argv[index + 1];
-      return next !== undefined && !next.startsWith("--") ? next : "true";
-    }
-    if (arg.startsWith(`--${name}=`)) return arg.slice(name.length + 3);
-  }
-  return undefined;
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { [name]: { type: "string" } },
+    strict: false,
+    allowPositionals: true,
+  });
+  const value = values[name];
+  if (value === undefined) return undefined;
+  // A bare flag (`--gc`, or `--gc --runs 5`, where parseArgs takes the next flag as its value) means "true".
+  return typeof value !== "string" || value.startsWith("--") ? "true" : value;
 }
 
 function raw(name: string, env: string): string | undefined {

@@ -66,6 +66,9 @@ export async function buildBotDeps(options: {
     PORT: "0",
     LOG_LEVEL: options.logLevel,
     LOG_FORMAT: "json",
+    // Flood control runs (its Redis call per update is part of the cost) but never trips: simulated users have no
+    // think time.
+    USER_RATE_LIMIT: "1000000/10",
   });
   const { deps, api, metrics, transformers, accountLanguage } = await createBotDeps({
     config,

@@ -1,7 +1,13 @@
 import type { z } from "zod";
 import { type Logger, silentLogger } from "../log/logger.ts";
 import { PayoutApiError } from "./errors.ts";
-import { type CallSpec, DEFAULT_TIMEOUTS, type HttpTimeouts, HttpTransport } from "./http.ts";
+import {
+  type CallSpec,
+  DEFAULT_TIMEOUTS,
+  type HttpTimeouts,
+  HttpTransport,
+  type TransportOptions,
+} from "./http.ts";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts";
 import {
   type Bank,
@@ -71,6 +77,8 @@ export interface PayoutApiOptions {
   keepAliveMs?: number;
   /** Tracks the API's clock from its responses (see ServerClock). */
   clock?: ServerClock;
+  /** Told about every HTTP request (endpoint, outcome, duration): the metrics hook, keeping prom-client out. */
+  observe?: TransportOptions["observe"];
 }
 
 /**
@@ -262,6 +270,7 @@ export function createPayoutApi(options: PayoutApiOptions): PayoutApi {
     connections: options.connections ?? 8,
     keepAliveMs: options.keepAliveMs ?? 10_000,
     ...(options.clock ? { clock: options.clock } : {}),
+    observe: options.observe,
   });
   return new PayoutApi(transport);
 }

@@ -42,6 +42,14 @@ export interface CallSpec<T> {
   attempts?: number;
 }
 
+/** One HTTP request to the payout API, as seen by an observer (metrics): every attempt, retries included. */
+export interface PayoutApiCall {
+  /** The route template, never an id: "POST /quote", "GET /order" (ids travel in the query). */
+  endpoint: string;
+  outcome: "ok" | PayoutApiErrorKind;
+  seconds: number;
+}
+
 export interface TransportOptions {
   baseUrl: string;
   apiKey: string;
@@ -52,6 +60,8 @@ export interface TransportOptions {
   keepAliveMs: number;
   /** Fed with every response's Date header (the API's clock). */
   clock?: ServerClock;
+  /** Told about every request once its outcome is known; must not throw. */
+  observe?: (call: PayoutApiCall) => void;
 }
 
 interface Answer {
@@ -104,6 +114,7 @@ export class HttpTransport {
         const answer = await this.send(spec);
         const result = this.interpret(answer, spec, endpoint);
         const durationMs = Math.round(performance.now() - started);
+        this.observe(endpoint, "ok", started);
         this.options.logger.debug(
           { endpoint, status: answer.status, durationMs, attempt },
           "payout api call",
@@ -111,6 +122,7 @@ export class HttpTransport {
         return result;
       } catch (caught) {
         const error = caught instanceof PayoutApiError ? caught : this.transportError(caught, spec, endpoint);
+        this.observe(endpoint, error.kind, started);
         const retryInMs = attempt < attempts ? this.retryDelay(error, spec, attempt) : undefined;
         this.options.logger.debug(
           {
@@ -131,6 +143,10 @@ export class HttpTransport {
         }
       }
     }
+  }
+
+  private observe(endpoint: string, outcome: PayoutApiCall["outcome"], started: number): void {
+    this.options.observe?.({ endpoint, outcome, seconds: (performance.now() - started) / 1000 });
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,8 @@ export {
   PayoutApiError,
   type PayoutApiErrorKind,
 } from "./errors.ts";
-export { DEFAULT_TIMEOUTS, type HttpTimeouts } from "./http.ts";
+export { DEFAULT_TIMEOUTS, type HttpTimeouts, type PayoutApiCall } from "./http.ts";
+export { createQuoteOnce } from "./quote-once.ts";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts";
 export * from "./schemas/beneficiary.ts";
 export { list, minorAmount, opt, rate } from "./schemas/common.ts";

@@ -12,6 +12,7 @@ import { allFeatures, type Feature } from "./features/index.ts";
 import { describeError } from "./helpers/error-reply.ts";
 import { i18nMiddleware } from "./middlewares/i18n.ts";
 import { identifyMiddleware } from "./middlewares/identify.ts";
+import { rateLimitMiddleware } from "./middlewares/rate-limit.ts";
 import {
   answeredQueriesOf,
   conversationTransformers,
@@ -76,6 +77,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     });
   }
 
+  bot.use(rateLimitMiddleware(deps));
   // Before session: one update per chat at a time, so session and conversation writes never race.
   bot.use(sequentialize(chatKey));
   bot.use(identifyMiddleware(deps));

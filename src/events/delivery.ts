@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { intlLocale, type LanguageCode, type Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Store, UserRecord } from "../store/index.ts";
+import type { ProcessRegistry, Store, UserRecord } from "../store/index.ts";
 import { eventKeys } from "./keys.ts";
 import { tryLock } from "./lock.ts";
 import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
@@ -32,6 +32,8 @@ export interface DeliveryDeps {
   logger: Logger;
   onAlert?: (alert: OpsAlert) => unknown;
   onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
+  /** This process's heartbeat: the order lock names it, and a dead owner's lock is taken over. */
+  processes?: ProcessRegistry;
   /** How long a delivery waits before trying again when another worker holds the order's lock. */
   lockRetryMs?: number;
 }
@@ -49,7 +51,9 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       await deps.onPaymentLinkEvent?.(data.event);
       return "handed_over";
     }
-    const lock = await tryLock(deps.redis, eventKeys.orderLock(data.orderId));
+    const lock = await tryLock(deps.redis, eventKeys.orderLock(data.orderId), {
+      processes: deps.processes,
+    });
     if (!lock) {
       // Someone else is talking to this chat; try again shortly (not counted as a failed attempt).
       throw new RetryLaterError(deps.lockRetryMs ?? 250);

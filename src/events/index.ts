@@ -5,7 +5,7 @@ import type { RawRequestHandler, ReadinessCheck } from "../http/server.ts";
 import type { LanguageCode, Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics.ts";
-import type { Store, UserRecord } from "../store/index.ts";
+import { ProcessRegistry, type Store, type UserRecord } from "../store/index.ts";
 import { EventDeduper } from "./dedupe.ts";
 import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
 import { createIngestProcessor, type IngestJobData, webhookEventRefs } from "./ingest.ts";
@@ -22,12 +22,19 @@ import {
   DEFAULT_RECONCILER_OPTIONS,
   type ReconcilerOptions,
 } from "./reconciler.ts";
+import {
+  createRecoverySweep,
+  DEFAULT_RECOVERY_OPTIONS,
+  type DeliverMissing,
+  type RecoveryOptions,
+} from "./recovery.ts";
 import type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 export { dedupeIdentity } from "./dedupe.ts";
 export { QUEUE_NAMES } from "./keys.ts";
 export { UnreachableUserError } from "./notifier.ts";
-export type { DeadLetter } from "./queue.ts";
+export { type DeadLetter, RetryLaterError } from "./queue.ts";
+export type { DeliverMissing, RecoveredMessages } from "./recovery.ts";
 export { ensureWebhookRegistered, type RegistrationAction } from "./registration.ts";
 export { checkWebhookSignature, signWebhookBody } from "./signature.ts";
 export type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
@@ -57,6 +64,12 @@ export interface EventsPipelineDeps {
   onAlert?: (alert: OpsAlert) => unknown;
   onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
   /**
+   * Sends a confirmed order's missing invoice / status card (the bot renders them). With it, the recovery sweep
+   * runs at start and on every reconciler tick (src/events/recovery.ts).
+   */
+  deliverMissing?: DeliverMissing;
+  recovery?: Partial<RecoveryOptions>;
+  /**
    * Reconciler tick period (default 7 s). A tick that finds on-chain withdrawals waiting for blocks keeps checking
    * them (every 2 s each) until the next tick is due.
    */
@@ -72,6 +85,11 @@ export interface EventsPipelineDeps {
   queuePrefix?: string;
   /** Clock for expiry and reconciler scheduling (tests move it forward). */
   now?: () => number;
+  /**
+   * This process's heartbeat (shared with other parts of the process when given). Without one the pipeline keeps
+   * its own. Delivery locks name it, so a restarted or sibling process takes over a dead one's locks at once.
+   */
+  processes?: ProcessRegistry;
   /** How long stop() waits for jobs in flight before forcing the workers closed. Default 10 s. */
   stopGraceMs?: number;
 }
@@ -109,6 +127,8 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
           onConnectionError: (error) => logger.warn({ err: error }, "queue redis connection error"),
         });
   const outbox = new Outbox(deps.redis);
+  const ownsRegistry = !deps.processes;
+  const processes = deps.processes ?? new ProcessRegistry(deps.redis);
   const unregisterQueueSource = deps.metrics?.setQueueSource(() => queues.counts());
 
   const webhookHandler = createWebhookReceiver({
@@ -132,10 +152,27 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     api: deps.api,
     ingest: queues.ingest,
     logger,
-    metrics: deps.metrics,
     now,
     options: reconcilerOptions,
   });
+
+  const deliverMissing = deps.deliverMissing;
+  const recovery = deliverMissing
+    ? createRecoverySweep({
+        store: deps.store,
+        deliver: deliverMissing,
+        logger,
+        now,
+        options: { ...DEFAULT_RECOVERY_OPTIONS, ...deps.recovery },
+      })
+    : undefined;
+  const sweep = async () => {
+    try {
+      await recovery?.sweep();
+    } catch (error) {
+      logger.warn({ err: error }, "recovery sweep failed; the next tick tries again");
+    }
+  };
 
   let started = false;
   let stopped = false;
@@ -173,6 +210,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       if (started) return;
       if (stopped) throw new Error("events pipeline was stopped; create a new one");
       started = true;
+      if (ownsRegistry) await processes.start();
       const notifier = new Notifier({
         telegram: deps.telegram,
         store: deps.store,
@@ -202,17 +240,24 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         logger,
         onAlert: deps.onAlert,
         onPaymentLinkEvent: deps.onPaymentLinkEvent,
+        processes,
       });
       await queues.startWorkers({
         ingest,
         deliveries: deliver,
-        reconcileTick: () => reconciler.tick(reconcileEveryMs - reconcilerOptions.stepMs),
+        reconcileTick: async () => {
+          const outcome = await reconciler.tick(reconcileEveryMs - reconcilerOptions.stepMs);
+          await sweep();
+          return outcome;
+        },
         deliveryConcurrency: deps.deliveryConcurrency ?? 16,
         reconcileEveryMs,
         onFailed,
         onError: (queue, error) => logger.error({ err: error, queue }, "worker error"),
       });
       logger.info({ backend: queues.kind, prefix }, "events pipeline started");
+      // Orders a previous process confirmed but died before delivering: at once, not at the first tick.
+      void sweep();
     },
 
     async stop() {
@@ -220,6 +265,8 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       stopped = true;
       reconciler.stop();
       await queues.close(deps.stopGraceMs ?? 10_000);
+      // After the workers: a lock still held until now must not look abandoned while its job finishes.
+      if (ownsRegistry && started) await processes.stop().catch(() => undefined);
       unregisterQueueSource?.();
       logger.info("events pipeline stopped");
     },

@@ -1,10 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import type { ProcessRegistry } from "../store/index.ts";
 import { deleteIfEquals, LuaScript } from "../store/script.ts";
 
 /**
- * A per-key Redis lock (SET NX PX with a random token), renewed while held, so only one delivery at a time talks
- * to an order's chat. If the holder dies the lock expires after `ttlMs` and the job is retried elsewhere.
+ * A per-key Redis lock (SET NX PX), renewed while held, so only one delivery at a time talks to an order's chat.
+ * Its value is `<process id>:<random token>`: a process that finds the lock taken looks at the owner's heartbeat
+ * (ProcessRegistry) and takes the lock over when the owner is dead, instead of waiting out the TTL — a restart after
+ * a crash resumes delivery within the heartbeat's few seconds. The TTL stays as the last resort (Redis lost the
+ * heartbeat key, an owner without a registry).
  */
 export interface HeldLock {
   release(): Promise<void>;
@@ -14,10 +18,29 @@ const EXTEND = new LuaScript(
   `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`,
 );
 
-export async function tryLock(redis: Redis, key: string, ttlMs = 30_000): Promise<HeldLock | undefined> {
-  const token = randomUUID();
-  const acquired = await redis.set(key, token, "PX", ttlMs, "NX");
-  if (acquired !== "OK") return undefined;
+/** KEYS: lock, the owner's heartbeat. ARGV: the value seen, the new value, ttl. Takes the lock only from the dead. */
+const TAKE_OVER = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('EXISTS', KEYS[2]) == 0 then
+     redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0`,
+);
+
+export interface LockOptions {
+  ttlMs?: number;
+  /** This process's registry: names the owner in the lock and lets a dead owner's lock be taken over. */
+  processes?: ProcessRegistry;
+}
+
+export async function tryLock(
+  redis: Redis,
+  key: string,
+  options: LockOptions = {},
+): Promise<HeldLock | undefined> {
+  const ttlMs = options.ttlMs ?? 30_000;
+  const { processes } = options;
+  const token = `${processes?.id ?? "anonymous"}:${randomUUID()}`;
+  let acquired = (await redis.set(key, token, "PX", ttlMs, "NX")) === "OK";
+  if (!acquired && processes) acquired = await takeOverFromDead(redis, key, token, ttlMs, processes);
+  if (!acquired) return undefined;
   const renew = setInterval(
     () => {
       EXTEND.run(redis, [key], [token, ttlMs]).catch(() => {
@@ -33,4 +56,18 @@ export async function tryLock(redis: Redis, key: string, ttlMs = 30_000): Promis
       await deleteIfEquals(redis, key, token);
     },
   };
+}
+
+async function takeOverFromDead(
+  redis: Redis,
+  key: string,
+  token: string,
+  ttlMs: number,
+  processes: ProcessRegistry,
+): Promise<boolean> {
+  const current = await redis.get(key);
+  const owner = current?.split(":", 1)[0];
+  // No owner named (an older or anonymous lock): only its TTL can free it.
+  if (!current || !owner || owner === "anonymous" || owner === processes.id) return false;
+  return (await TAKE_OVER.run(redis, [key, processes.keyOf(owner)], [current, token, ttlMs])) === 1;
 }

@@ -30,6 +30,19 @@ export interface BullmqBackendOptions {
   onConnectionError?: (error: Error) => void;
 }
 
+/**
+ * How fast the active job of a dead process comes back. BullMQ's stalled check (moveStalledJobsToWait, run by every
+ * worker each `stalledInterval`, at most once per interval per queue thanks to its `stalled-check` key) marks every
+ * active job, and on its next run moves back to wait the marked ones whose `<job>:lock` is gone; a live worker
+ * renews its locks every lockDuration / 2 and unmarks them. So a job of a killed worker is back within about
+ * lockDuration + 2 × stalledInterval (≈ 5 s here, usually less; BullMQ's defaults make that a minute). The cost is one small script
+ * per queue per interval and one lock renewal per worker every 1.5 s; the risk is a live worker whose event loop is
+ * blocked longer than lockDuration being taken for dead, so its job runs twice — every processor here is idempotent
+ * (monotonic transitions, the outbox cursor under the order lock), and maxStalledCount 3 keeps such a job from
+ * being failed for it.
+ */
+export const STALLED_RECOVERY = { lockDuration: 3_000, stalledInterval: 1_000, maxStalledCount: 3 } as const;
+
 /** Retention per queue: what stays in Redis after a job ends. */
 const RETENTION: Record<"ingest" | "deliveries" | "reconcile", DefaultJobOptions> = {
   // Done is done: nothing reads a finished ingest job (repeats are refused by the dedupe key, not the job id),
@@ -98,7 +111,7 @@ export function createBullmqBackend<I, D>(options: BullmqBackendOptions): QueueB
         { every: spec.reconcileEveryMs },
         { name: "tick", opts: { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } } },
       );
-      const common = { connection, prefix, autorun: true } as const;
+      const common = { connection, prefix, autorun: true, ...STALLED_RECOVERY } as const;
       workers = [
         new Worker(queues.ingest.name, adapt(spec.ingest), { ...common, concurrency: 1 }),
         new Worker(queues.deliveries.name, adapt(spec.deliveries), {

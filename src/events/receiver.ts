@@ -3,13 +3,15 @@ import type { Logger } from "../log/logger.ts";
 import type { Metrics, WebhookOutcome } from "../metrics.ts";
 import { dedupeDigest, dedupeIdentity, type EventDeduper } from "./dedupe.ts";
 import type { EventRefs, IngestJobData } from "./ingest.ts";
+import { jsonDepthExceeds } from "./json-depth.ts";
 import type { JobQueue } from "./queue.ts";
 import { checkWebhookSignature } from "./signature.ts";
 
 /**
  * POST /webhooks/payout. Verify the signature over the raw bytes, validate the shape, drop repeats, queue durably,
  * answer 200 — all before any slow work, so the sender gets its answer well inside its 5 s.
- *   forged or unsigned → 401, malformed → 400, and nothing is queued; ping → 200; duplicate → 200.
+ *   forged or unsigned → 401, malformed (bad JSON, a shape we refuse, nested deeper than MAX_WEBHOOK_DEPTH) → 400,
+ *   and nothing is queued; ping → 200; duplicate → 200.
  * A ping is answered before the signature check (the provider pings on registration, notes 11); it does nothing.
  */
 export interface ReceiverDeps {
@@ -28,6 +30,13 @@ export interface ReceiverDeps {
   metrics?: Metrics;
 }
 
+/**
+ * Deepest nesting a webhook may have. Real events are 3–4 levels deep; anything far deeper can never be queued (the
+ * job payload's serialisation overflows the stack), so it is malformed input, answered 400 rather than a 503 the
+ * sender would retry for an hour.
+ */
+export const MAX_WEBHOOK_DEPTH = 32;
+
 const KNOWN_EVENTS = new Set(["ping", "payment.received", "payment.sent", "payment_link.settled"]);
 
 export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
@@ -39,7 +48,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
   return async ({ rawBody, headers }: RawRequest): Promise<HandlerResponse> => {
     let json: unknown;
     try {
-      json = JSON.parse(rawBody.toString("utf8"));
+      json = jsonDepthExceeds(rawBody, MAX_WEBHOOK_DEPTH) ? undefined : JSON.parse(rawBody.toString("utf8"));
     } catch {
       json = undefined;
     }

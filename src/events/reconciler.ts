@@ -1,6 +1,5 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
-import type { Metrics } from "../metrics.ts";
 import { isPendingOnchain, transitionFromApiState, wouldChange } from "../orders/mapping.ts";
 import type { OrderRecord, OrderTransition, Store } from "../store/index.ts";
 import type { IngestJobData } from "./ingest.ts";
@@ -48,7 +47,6 @@ export interface ReconcilerDeps {
   api: EventsPayoutApi;
   ingest: JobQueue<IngestJobData>;
   logger: Logger;
-  metrics?: Metrics;
   now: () => number;
   options: ReconcilerOptions;
 }
@@ -124,9 +122,8 @@ export function createReconciler(deps: ReconcilerDeps) {
         outcome = "queued";
       }
     } catch (error) {
-      // API unreachable (or failing): never decide on a guess, look again later.
-      const kind = (error as { kind?: unknown }).kind;
-      deps.metrics?.payoutApiErrors.inc({ kind: typeof kind === "string" ? kind : "unknown" });
+      // API unreachable (or failing): never decide on a guess, look again later. The API client's observer
+      // counted the failure (payoutbot_payout_api_errors_total).
       logger.warn({ err: error, orderId: order.orderId }, "reconciler could not check order");
       outcome = "api_unavailable";
     }

@@ -62,6 +62,8 @@ export interface HttpServer {
   /** The lead wires the bot here in webhook mode (may be set after start). */
   setTelegramRoute(route: TelegramRoute | undefined): void;
   addReadinessCheck(check: ReadinessCheck): void;
+  /** Shutdown has begun: /readyz answers 503 from now on, so the load balancer stops sending new traffic. */
+  beginDraining(): void;
 }
 
 export const PAYOUT_WEBHOOK_PATH = "/webhooks/payout";
@@ -74,6 +76,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const bodyLimit = options.webhookBodyLimit ?? DEFAULT_BODY_LIMIT;
   const readiness = [...(options.readiness ?? [])];
   let telegram = options.telegram;
+  let draining = false;
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
@@ -125,6 +128,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   }
 
   async function ready(res: ServerResponse): Promise<void> {
+    if (draining) return sendJson(res, 503, { status: "draining" });
     const timeoutMs = options.readinessTimeoutMs ?? 2_000;
     const results = await Promise.all(
       readiness.map(async ({ name, check }) => {
@@ -175,6 +179,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     },
     addReadinessCheck(check) {
       readiness.push(check);
+    },
+    beginDraining() {
+      draining = true;
     },
   };
 }

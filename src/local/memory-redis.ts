@@ -7,7 +7,13 @@ import type { Redis } from "ioredis";
  * Imported lazily by main.ts: production processes never load it.
  */
 export async function createMemoryRedis(): Promise<Redis> {
-  const { default: RedisMock } = await import("ioredis-mock");
+  const { default: RedisMock } = await import("ioredis-mock").catch((error: unknown) => {
+    // ioredis-mock is a dev dependency: a production install (`npm ci --omit=dev`) does not carry it.
+    throw new Error(
+      "local mode without Redis needs the dev dependencies (ioredis-mock): run npm install, or set REDIS_URL",
+      { cause: error },
+    );
+  });
   // A unique "port" per call keeps separate instances apart (ioredis-mock shares data per host and port).
   return new RedisMock({ port: nextPort(), maxRetriesPerRequest: null });
 }

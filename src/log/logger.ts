@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import pino, { type Logger } from "pino";
 import { maskDigits, maskSecret, scrubText } from "./mask.ts";
 
@@ -75,7 +76,7 @@ export function createLogger(options: LoggerOptions): Logger {
     },
   };
   if (options.destination) return pino(base, options.destination);
-  if (options.pretty) {
+  if (options.pretty && prettyAvailable()) {
     return pino({
       ...base,
       transport: {
@@ -85,6 +86,20 @@ export function createLogger(options: LoggerOptions): Logger {
     });
   }
   return pino(base);
+}
+
+/**
+ * pino-pretty is a dev dependency: a production install (`npm ci --omit=dev`) does not have it. Asking for pretty
+ * logs there falls back to JSON with one line on stderr instead of a crash in pino's transport worker.
+ */
+function prettyAvailable(): boolean {
+  try {
+    createRequire(import.meta.url).resolve("pino-pretty");
+    return true;
+  } catch {
+    process.stderr.write("pretty logs need pino-pretty (a dev dependency: run npm install); logging JSON\n");
+    return false;
+  }
 }
 
 /**

@@ -1,10 +1,12 @@
+import { loadEnvFile } from "../env-file.ts";
 import { createLogger } from "../log/logger.ts";
 import { DEFAULT_API_KEY, startSandbox } from "./index.ts";
 
 /**
  * `npm run sandbox`: the emulator on 127.0.0.1:$SANDBOX_PORT (default 4010).
  * Env: SANDBOX_PORT, SANDBOX_API_KEY, SANDBOX_WEBHOOK_URL + SANDBOX_WEBHOOK_SECRET, LOG_LEVEL.
- * The only sandbox file that reads process.env.
+ * The only sandbox file that reads process.env; .env in the working directory is loaded first (the real
+ * environment wins).
  */
 
 function fail(message: string): never {
@@ -12,6 +14,11 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+try {
+  loadEnvFile();
+} catch (error) {
+  fail((error as Error).message);
+}
 const env = process.env;
 const portText = env.SANDBOX_PORT?.trim() || "4010";
 if (!/^\d+$/.test(portText) || Number(portText) > 65535)

@@ -9,6 +9,10 @@ export const keys = {
   userOrders: (userId: number) => `user:${userId}:orders`,
   ordersOpen: () => "orders:open",
   ordersAll: () => "orders:all",
+  /** Confirmed orders whose invoice / status card is not yet known to be delivered, by confirmation time. */
+  ordersUndelivered: () => "orders:undelivered",
+  /** Short claim of the recovery sweep on one order (one delivery even with sweeps running at once). */
+  orderRecovery: (orderId: string) => `order:recovery:${orderId}`,
   recipients: (userId: number) => `user:${userId}:recipients`,
   recipientByToken: (token: string) => `recipient:token:${token}`,
   audit: () => "audit",
@@ -16,4 +20,7 @@ export const keys = {
   refundsOpen: () => "refunds:open",
   refundByTransaction: (transactionId: string) => `refund:tx:${transactionId}`,
   idempotency: (scope: string, key: string) => `idem:${scope}:${key}`,
+  incomingLimit: (userId: number) => `ratelimit:in:${userId}`,
+  /** Heartbeat of a running bot process (short TTL, renewed while it lives); locks name their owner by this id. */
+  process: (processId: string) => `process:${processId}`,
 } as const;

@@ -45,6 +45,12 @@ export const orderRecordSchema = z.object({
   /** The one status message edited through every stage. */
   statusMessageId: z.number().int().optional(),
   invoiceMessageId: z.number().int().optional(),
+  /**
+   * When what a confirmed order owes its owner reached them: the invoice (QR photo + BOLT11) and the status card of
+   * a payout, the status card of a buy (its transfer details are on the quote card shown before Confirm). A confirmed order without it is in
+   * `orders:undelivered` until the recovery sweep (src/events/recovery.ts) or the flow itself delivers it.
+   */
+  deliveredAt: z.string().optional(),
   stage: z.enum(ORDER_STAGES),
   /** What the user pays (sats for payouts, kobo for buys), fees included. */
   pay: moneySchema,
@@ -182,18 +188,53 @@ export class OrderRepository {
     await this.redis.zadd(keys.ordersOpen(), "XX", atMs, orderId);
   }
 
-  /** Record message ids / confirmation time (not a stage change). */
+  /**
+   * Record message ids / confirmation / delivery time (not a stage change). A confirmation enters the order in
+   * `orders:undelivered` first (so a crash right after it still leaves a trace for the recovery sweep); a delivery
+   * takes it out after it is recorded.
+   */
   async annotate(
     orderId: string,
     patch: Partial<
       Pick<
         OrderRecord,
-        "quoteMessageId" | "statusMessageId" | "invoiceMessageId" | "confirmedAt" | "recipientId"
+        | "quoteMessageId"
+        | "statusMessageId"
+        | "invoiceMessageId"
+        | "confirmedAt"
+        | "recipientId"
+        | "deliveredAt"
       >
     >,
   ): Promise<OrderRecord | undefined> {
+    if (patch.confirmedAt && !patch.deliveredAt) {
+      await this.redis.zadd(
+        keys.ordersUndelivered(),
+        "NX",
+        Date.parse(patch.confirmedAt) || Date.now(),
+        orderId,
+      );
+    }
     const result = await this.mutate(orderId, (order) => ({ order: { ...order, ...patch }, changed: true }));
+    if (patch.deliveredAt) await this.forgetUndelivered(orderId);
     return result?.order;
+  }
+
+  /** Confirmed orders not known to be delivered, confirmed before `beforeMs` (oldest first). */
+  async undeliveredDue(beforeMs: number, limit = 20): Promise<string[]> {
+    return this.redis.zrangebyscore(keys.ordersUndelivered(), 0, beforeMs, "LIMIT", 0, limit);
+  }
+
+  async forgetUndelivered(orderId: string): Promise<void> {
+    await this.redis.zrem(keys.ordersUndelivered(), orderId);
+  }
+
+  /**
+   * Claim the right to deliver an order's missing messages for `ttlMs` (SET NX PX): two sweeps at once, in one
+   * process or several, deliver once. The TTL frees the claim of a sweep that died mid-way.
+   */
+  async claimRecovery(orderId: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(keys.orderRecovery(orderId), "1", "PX", ttlMs, "NX")) === "OK";
   }
 
   /**

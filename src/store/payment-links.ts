@@ -1,6 +1,8 @@
+import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { parseJson, readJson } from "./json.ts";
+import { deleteIfEquals, LuaScript } from "./script.ts";
 
 /**
  * Payment links created by merchants through the bot, and the indexes that route webhook events back to the
@@ -40,7 +42,17 @@ export const paymentLinkKeys = {
   byOrder: (orderId: string) => `plink:order:${orderId}`,
   /** Marker of a feed message already sent for one event (at-least-once delivery, no repeats). */
   feedSent: (key: string) => `plink:feed:${key}`,
+  /** The last feed stage shown to the merchant for a link (1 received, 2 sent, 3 settled); only ever rises. */
+  feedStage: (ref: string) => `plink:feedstage:${ref}`,
+  /** One feed delivery at a time per link (events of one link are delivered in parallel jobs). */
+  feedLock: (ref: string) => `plink:feedlock:${ref}`,
 } as const;
+
+/** Raise a link's shown feed stage, never lower it. */
+const RAISE_STAGE = new LuaScript(
+  `local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+   if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) return 1 end return 0`,
+);
 
 const ORDER_INDEX_TTL_SECONDS = 90 * 24 * 3600;
 const FEED_MARKER_TTL_SECONDS = 30 * 24 * 3600;
@@ -111,7 +123,8 @@ export class PaymentLinkRepository {
 
   /**
    * Move a link forward (active → paid → settled, never back) and record what the events told us.
-   * Read-modify-write without a lock: events of one link arrive one at a time through the pipeline.
+   * Read-modify-write: callers hold the link's feed lock (lockFeed), as events of one link are delivered by parallel
+   * jobs.
    */
   async advance(
     ref: string,
@@ -129,6 +142,29 @@ export class PaymentLinkRepository {
     if (next.status === "settled") pipeline.srem(paymentLinkKeys.active(), ref);
     await pipeline.exec();
     return next;
+  }
+
+  /** The feed stage already shown for a link (0: none). */
+  async feedStage(ref: string): Promise<number> {
+    return Number((await this.redis.get(paymentLinkKeys.feedStage(ref))) ?? 0);
+  }
+
+  async raiseFeedStage(ref: string, stage: number): Promise<void> {
+    await RAISE_STAGE.run(this.redis, [paymentLinkKeys.feedStage(ref)], [stage, FEED_MARKER_TTL_SECONDS]);
+  }
+
+  /**
+   * Take the link's feed lock (SET NX PX); undefined when another delivery holds it. The TTL frees it if the holder
+   * dies; the holder's work is idempotent (the stage is raised after each message), so a takeover only repeats the
+   * message that was in flight.
+   */
+  async lockFeed(ref: string, ttlMs = 15_000): Promise<(() => Promise<void>) | undefined> {
+    const token = randomUUID();
+    const key = paymentLinkKeys.feedLock(ref);
+    if ((await this.redis.set(key, token, "PX", ttlMs, "NX")) !== "OK") return undefined;
+    return async () => {
+      await deleteIfEquals(this.redis, key, token);
+    };
   }
 
   async feedAlreadySent(key: string): Promise<boolean> {

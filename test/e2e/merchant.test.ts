@@ -2,6 +2,7 @@ import { Queue } from "bullmq";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUE_NAMES } from "../../src/events/index.ts";
+import { eventually } from "../events/harness.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import { ask, buttonLabels, type OpsStack, startOpsStack } from "./admin-stack.ts";
 
@@ -10,6 +11,8 @@ import { ask, buttonLabels, type OpsStack, startOpsStack } from "./admin-stack.t
  * transfer, and the live feed in the merchant's chat through payment received → sent → settled.
  */
 const ADDRESS = "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx";
+const idleQueue = (counts: Record<string, number>) =>
+  (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0;
 
 describe("merchants and payment links", () => {
   let ops: OpsStack;
@@ -125,6 +128,122 @@ describe("merchants and payment links", () => {
     // One message per step, even though payment.sent arrived twice (pending, then confirmed).
     await ops.stack.tg.idle();
     expect(shop.unconsumed().filter((event) => event.kind === "message")).toEqual([]);
+  });
+
+  it("a link paid and mined right after shows received, sent, settled once each; redelivery bursts add nothing", async () => {
+    const { app, tg } = ops.stack;
+    const created = await app.api.createPaymentLink({
+      name: "Order #2077",
+      description: "Aso oke",
+      type: "One_Time",
+      settlementCurrency: "BTC",
+      settlementMethod: "ONCHAIN",
+      speed: "fast",
+      paymentCurrency: "NGN",
+      paymentMethods: ["BANKTRANSFER"],
+      beneficiary: { onChainAddress: ADDRESS },
+      amount: 2_500_000,
+    });
+    const fast = created.paymentRef;
+    await app.store.paymentLinks.create({
+      ref: fast,
+      merchantId: 8_501,
+      name: "Order #2077",
+      amount: 2_500_000,
+      url: created.paymentLink,
+      address: ADDRESS,
+      speed: "fast",
+    });
+    const orders = await app.api.getPaymentLinkOrders(fast);
+    await app.store.paymentLinks.linkOrders(
+      fast,
+      orders.orders.map((order) => order.orderId),
+    );
+    const pending = orders.orders.find((order) => order.status === "PENDING")!;
+    const toPay = (await app.api.getPaymentLinkDetails(fast)).BANKTRANSFER!.amount;
+    await tg.idle();
+    shop.consumeAll();
+
+    // The blocks are mined at once: payment.sent (pending), payment.sent (confirmed) and payment_link.settled
+    // reach the deliveries queue together.
+    await app.api.simulatePayIn({ orderId: pending.orderId, currency: "NGN", amount: toPay });
+    await ops.stack.mineBlocks(3);
+    await shop.nextMessage({ match: /Payment link settled/ });
+    await eventually(async () => (await app.store.paymentLinks.get(fast))?.status === "settled", "settled");
+    await tg.idle({ quietMs: 1_000 });
+    const feed = (texts: string[]) => texts.filter((text) => text.includes("Order #2077"));
+    const stages = (texts: string[]) =>
+      feed(texts).map((text) => /Payment received|Bitcoin sent|Payment link settled/.exec(text)?.[0]);
+    expect(stages(shop.messages().map((message) => message.text ?? ""))).toEqual([
+      "Payment received",
+      "Bitcoin sent",
+      "Payment link settled",
+    ]);
+
+    // A burst of the same events again, three times each and newest first (redelivery after downtime): nothing new.
+    const queue = new Queue(QUEUE_NAMES.deliveries, {
+      connection: ops.stack.redis.duplicate(),
+      prefix: "bull",
+    });
+    const events = ops.stack.sandbox
+      .webhookLog()
+      .filter((record) => record.body.includes(pending.orderId) || record.body.includes(fast))
+      .map((record) => {
+        const { event, data } = JSON.parse(record.body) as { event: string; data: unknown };
+        return { event, data, orderId: pending.orderId, receivedAt: new Date().toISOString() };
+      });
+    expect(events.map((event) => event.event)).toContain("payment_link.settled");
+    const burst = [...events, ...events, ...events].reverse();
+    await queue.addBulk(
+      burst.map((event) => ({ name: "payment-link", data: { kind: "payment-link", event } })),
+    );
+    await eventually(
+      async () => idleQueue(await queue.getJobCounts("waiting", "active", "delayed")),
+      "burst done",
+    );
+    await tg.idle({ quietMs: 1_000 });
+    expect(feed(shop.messages().map((message) => message.text ?? ""))).toHaveLength(3);
+
+    // The same burst for a link the feed has shown nothing of, settled first: each stage once, in order.
+    const fresh = "5f0c2d7e-0000-4000-8000-00000000b0b0";
+    await app.store.paymentLinks.create({
+      ref: fresh,
+      merchantId: 8_501,
+      name: "Order #3088",
+      amount: 2_500_000,
+      url: "https://checkout.example/b0b0",
+      address: ADDRESS,
+      speed: "fast",
+    });
+    await app.store.paymentLinks.linkOrders(fresh, ["order-b0b0"]);
+    const renamed = burst.map((event) => ({
+      ...event,
+      orderId: "order-b0b0",
+      data:
+        event.event === "payment_link.settled"
+          ? { ...(event.data as Record<string, unknown>), paymentRef: fresh }
+          : event.data,
+    }));
+    await queue.addBulk(
+      renamed.map((event) => ({ name: "payment-link", data: { kind: "payment-link", event } })),
+    );
+    await eventually(
+      async () => (await app.store.paymentLinks.get(fresh))?.status === "settled",
+      "fresh settled",
+    );
+    await eventually(
+      async () => idleQueue(await queue.getJobCounts("waiting", "active", "delayed")),
+      "burst done",
+    );
+    await tg.idle({ quietMs: 1_000 });
+    const freshStages = shop
+      .messages()
+      .map((message) => message.text ?? "")
+      .filter((text) => text.includes("Order #3088"))
+      .map((text) => /Payment received|Bitcoin sent|Payment link settled/.exec(text)?.[0]);
+    expect(freshStages).toEqual(["Payment received", "Bitcoin sent", "Payment link settled"]);
+    shop.consumeAll();
+    await queue.close();
   });
 
   it("a feed message Telegram refuses becomes a dead letter; ops retry it from the alert", async () => {

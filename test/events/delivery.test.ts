@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signWebhookBody } from "../../src/events/index.ts";
+import { ProcessRegistry } from "../../src/store/index.ts";
 import { chatTexts, eventually, type Harness, type PlacedOrder, settled, startHarness } from "./harness.ts";
 
 let h: Harness;
@@ -127,6 +128,61 @@ describe("exactly once, in order", () => {
       values.filter((value) => value.labels.outcome === outcome).reduce((sum, value) => sum + value.value, 0);
     expect(total("forged")).toBe(4);
     expect(total("malformed")).toBe(3);
+  });
+
+  it("a validly signed body nested 30,000 levels deep is refused with 400, counted malformed, never queued", async () => {
+    const placed = await h.placeOrder({ corridor: "NG", userId: 3010 });
+    const [received] = await payCapturingWebhooks(placed, 1);
+    const malformed = async () =>
+      (await h.metrics.webhookEvents.get()).values
+        .filter((value) => value.labels.outcome === "malformed")
+        .reduce((sum, value) => sum + value.value, 0);
+    const before = await malformed();
+    const levels = 30_000;
+    const deep = `${"[".repeat(levels)}${"]".repeat(levels)}`;
+    // A real event with a deep extra field (the shape check alone would let it through), and a bare deep array.
+    const bodies = [received!.replace(/}$/, `,"extra":${deep}}`), deep];
+    for (const body of bodies) {
+      const answer = await post(body, signed(body));
+      expect(answer.status).toBe(400);
+    }
+    // Brackets inside strings are not nesting: a real event with a long bracket string still goes through.
+    const harmless = received!.replace(/}$/, `,"note":"${"[".repeat(levels)}"}`);
+    expect((await post(harmless, signed(harmless))).status).toBe(200);
+    expect((await malformed()) - before).toBe(2);
+    await eventually(async () => (await stageOf(placed.order.orderId)) === "payment_received", "accepted");
+  });
+
+  it("an order lock left by a dead process is taken over at once; a live owner's lock is waited for", async () => {
+    const dead = await h.placeOrder({ corridor: "NG", userId: 3011 });
+    const busy = await h.placeOrder({ corridor: "NG", userId: 3012 });
+    // A crashed process's lock (30 s TTL left, no heartbeat), and one held by a live process (its heartbeat kept).
+    const alive = new ProcessRegistry(h.redis);
+    await alive.start();
+    try {
+      await h.redis.set(`events:lock:${dead.order.orderId}`, "0d1e-dead-process:token", "PX", 30_000);
+      await h.redis.set(`events:lock:${busy.order.orderId}`, `${alive.id}:token`, "PX", 30_000);
+      const started = Date.now();
+      await Promise.all([h.pay(dead), h.pay(busy)]);
+      await eventually(
+        () => chatTexts(dead.user).some((text) => /delivered to/.test(text)),
+        "dead lock taken",
+      );
+      const tookMs = Date.now() - started;
+      // Generous bound only: without the takeover it would be the lock's 30 s.
+      expect(tookMs).toBeLessThan(15_000);
+      await eventually(
+        async () => (await stageOf(busy.order.orderId)) === "completed",
+        "busy order completed",
+      );
+      expect(chatTexts(busy.user)).toHaveLength(1);
+    } finally {
+      await alive.stop();
+    }
+    // Once the live owner is gone (its heartbeat deleted as on a clean stop, the lock left behind), delivery goes on.
+    await settled(h, [dead.order.orderId, busy.order.orderId]);
+    expect(chatTexts(busy.user)).toHaveLength(3);
+    expect(chatTexts(dead.user)).toHaveLength(3);
   });
 
   it("events queued while no worker runs are delivered once by the next process", async () => {

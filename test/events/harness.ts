@@ -14,7 +14,7 @@ import type { OpsAlert, PaymentLinkEvent } from "../../src/events/types.ts";
 import { createHttpServer, type HttpServer, PAYOUT_WEBHOOK_PATH } from "../../src/http/index.ts";
 import { createTranslator, type Translator } from "../../src/i18n/index.ts";
 import { silentLogger } from "../../src/log/logger.ts";
-import { createMetrics, type Metrics } from "../../src/metrics.ts";
+import { createMetrics, type Metrics, observePayoutApi } from "../../src/metrics.ts";
 import { renderStatusCard } from "../../src/orders/index.ts";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
 import { createStore, type OrderRecord, type Store } from "../../src/store/index.ts";
@@ -138,6 +138,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     apiKey: sandbox.apiKey,
     logger,
     retry: { attempts: 1 },
+    observe: observePayoutApi(metrics),
   });
   const tg = await startTelegramEmulator({ rateLimits: options.rateLimits ?? false });
   const telegram = new Api(tg.token, { apiRoot: tg.apiRoot });

@@ -84,6 +84,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     HOST: "127.0.0.1",
     PORT: "0",
     LOG_LEVEL: "silent",
+    // Test drivers tap far faster than people: flood control is off unless a test sets it (test/e2e/flood.test.ts).
+    USER_RATE_LIMIT: "off",
     ...(options.adminChatId !== undefined ? { ADMIN_CHAT_ID: String(options.adminChatId) } : {}),
     ...(options.adminUserIds ? { ADMIN_USER_IDS: options.adminUserIds.join(",") } : {}),
     ...options.env,

@@ -66,6 +66,7 @@ const API_DOWN_AFTER_FAILURES = 3;
 const FORGED_WINDOW_SECONDS = 5 * 60;
 const REFUND_STUCK_MS = 10 * 60_000;
 const REFUND_STUCK_REPEAT_SECONDS = 6 * 3600;
+const NOT_TROUBLE = new Set(["not_found", "validation"]);
 
 export interface Alerts {
   /** The events pipeline's onAlert hook. */
@@ -176,7 +177,10 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     }
     if (!deps.metrics) return;
     const metric = await deps.metrics.payoutApiErrors.get();
-    const total = metric.values.reduce((sum, value) => sum + value.value, 0);
+    // Answers about one request (404 while an order is fresh, a refused field) are not API trouble.
+    const total = metric.values
+      .filter((value) => !NOT_TROUBLE.has(String(value.labels.kind)))
+      .reduce((sum, value) => sum + value.value, 0);
     const previous = lastApiErrorTotal;
     lastApiErrorTotal = total;
     const delta = previous === undefined ? 0 : total - previous;

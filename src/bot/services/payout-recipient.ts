@@ -66,6 +66,8 @@ export interface ApiFailure {
   apiMessage?: string;
   retryAfterMs?: number;
   status?: number;
+  /** The API may have carried the action out although it failed (see PayoutApiError.outcomeUnknown). */
+  outcomeUnknown?: boolean;
 }
 
 export function classifyEnquiryFailure(failure: ApiFailure): EnquiryProblem {

@@ -12,7 +12,7 @@ const CONFIRM_TTL_SECONDS = 7 * 24 * 3600;
 
 /** The status card of a confirmed buy: the sandbox and staging add a button that simulates the bank transfer. */
 export function buyStatusKeyboard(
-  deps: BotDeps,
+  deps: Pick<BotDeps, "config">,
   order: OrderRecord,
   t: FlowContext["t"],
   cardKeyboard: InlineKeyboard | undefined,
@@ -58,6 +58,11 @@ export async function awaitConfirmation(
     await current.answerCallbackQuery({ text: current.t("buy:toast.already_confirmed") });
     return;
   }
+  // Confirmed before anything is sent: a crash from here on leaves the order to the recovery sweep.
+  const confirmedAt = new Date(now).toISOString();
+  await conversation.external(async () => {
+    await deps.store.orders.annotate(order.orderId, { confirmedAt });
+  });
   await current.answerCallbackQuery({ text: current.t("buy:toast.confirmed") });
   await current
     .editMessageText(
@@ -79,12 +84,12 @@ export async function awaitConfirmation(
     reply_markup: buyStatusKeyboard(deps, order, current.t, card.keyboard),
     link_preview_options: { is_disabled: true },
   });
-  await conversation.external(() =>
-    deps.store.orders.annotate(order.orderId, {
-      confirmedAt: new Date(now).toISOString(),
+  await conversation.external(async () => {
+    await deps.store.orders.annotate(order.orderId, {
       statusMessageId: status.message_id,
-    }),
-  );
+      deliveredAt: new Date().toISOString(),
+    });
+  });
 }
 
 async function waitForInputUntilButton(

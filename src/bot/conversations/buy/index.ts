@@ -7,6 +7,7 @@ import type { FlowContext, FlowConversation } from "../../context.ts";
 import { maintenanceNotice, quotesPaused } from "../../features/admin/maintenance.ts";
 import { describeApiError } from "../../helpers/api-errors.ts";
 import { cancelButton, mainMenuKeyboard } from "../../keyboards/main-menu.ts";
+import { customerReferenceFor } from "../../services/payout-quote.ts";
 import { askAddress } from "./address-step.ts";
 import { askAmount } from "./amount-step.ts";
 import { awaitConfirmation } from "./confirm-step.ts";
@@ -33,6 +34,9 @@ export async function buyFlow(
   let problem: string | undefined;
   // Stable per attempt: the user's amount message, a retry press, or the expired order being re-quoted.
   let key = args?.requoteOf ? `${ctx.chatId}:requote:${args.requoteOf}` : undefined;
+  // One user action, one quote at the API: "Try again" keeps the failed attempt's reference and reads back first.
+  let reference: string | undefined;
+  let resolveFirst = false;
   let current = ctx;
 
   for (;;) {
@@ -44,9 +48,19 @@ export async function buyFlow(
       key = `${current.chatId}:${typed.messageId}`;
       problem = undefined;
     }
+    if (!resolveFirst || !reference) reference = customerReferenceFor(key);
 
     await current.replyWithChatAction("typing").catch(() => undefined);
-    const input = { key, chatId: current.chatId!, userId: current.from!.id, address, speed, amount };
+    const input = {
+      key,
+      customerReference: reference,
+      resolveFirst,
+      chatId: current.chatId!,
+      userId: current.from!.id,
+      address,
+      speed,
+      amount,
+    };
     const deps = current.deps;
     // Ops may have paused new quotes while this user was mid-flow: nothing is quoted, the flow ends politely.
     const pause = await conversation.external(() => quotesPaused(deps, "BUY"));
@@ -55,6 +69,7 @@ export async function buyFlow(
       return;
     }
     const outcome: QuoteOutcome = await conversation.external(() => createBuyQuote(deps, input));
+    resolveFirst = false;
 
     if (outcome.ok) {
       const shownAt = await conversation.external(() => deps.now());
@@ -97,19 +112,18 @@ export async function buyFlow(
       return;
     }
     // Retryable (API down, busy, slow): keep everything and wait for the user's "Try again".
-    const retry = await current.reply(
-      `${failureText(current, outcome)}\n\n${current.t("buy:quote.retry_hint")}`,
-      {
-        parse_mode: "HTML",
-        reply_markup: new InlineKeyboard()
-          .text(current.t("common:retry_button"), buyData.pack({ action: "retry", value: "" }))
-          .add(cancelButton(current.t)),
-      },
-    );
+    const said = outcome.outcomeUnknown ? current.t("safety:quote.uncertain") : failureText(current, outcome);
+    const retry = await current.reply(`${said}\n\n${current.t("buy:quote.retry_hint")}`, {
+      parse_mode: "HTML",
+      reply_markup: new InlineKeyboard()
+        .text(current.t("common:retry_button"), buyData.pack({ action: "retry", value: "" }))
+        .add(cancelButton(current.t)),
+    });
     const pressed = await waitForButton(conversation, retry.message_id, "retry");
     await pressed.answerCallbackQuery();
     await pressed.editMessageReplyMarkup().catch(() => undefined);
     key = `${pressed.chatId}:retry:${retry.message_id}`;
+    resolveFirst = true;
     current = pressed;
   }
 }

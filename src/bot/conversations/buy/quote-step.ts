@@ -1,5 +1,5 @@
 import type { PayoutApiErrorKind, Quote, Speed } from "../../../api/index.ts";
-import { PayoutApiError } from "../../../api/index.ts";
+import { createQuoteOnce, PayoutApiError } from "../../../api/index.ts";
 import { quoteAmounts } from "../../../orders/quote-math.ts";
 import { InFlightError, type OrderRecord, runOnce } from "../../../store/index.ts";
 import type { BotDeps } from "../../context.ts";
@@ -19,10 +19,15 @@ export type QuoteOutcome =
       kind: PayoutApiErrorKind | "in_flight" | "incomplete" | "unexpected";
       apiMessage?: string;
       retryAfterMs?: number;
+      /** Whether a quote was made is still unknown (the API could not be read back). */
+      outcomeUnknown?: boolean;
     };
 
 export interface QuoteInput {
   key: string;
+  /** The user action's reference at the API, kept across "Try again" (with resolveFirst) so it quotes once. */
+  customerReference: string;
+  resolveFirst: boolean;
   chatId: number;
   userId: number;
   address: string;
@@ -40,16 +45,22 @@ class IncompleteQuoteError extends Error {}
 export async function createBuyQuote(deps: BotDeps, input: QuoteInput): Promise<QuoteOutcome> {
   try {
     const stored = await runOnce<Stored>(deps.redis, "quote", `buy:${input.key}`, async () => {
-      const quote = await deps.api.createQuote({
-        amount: input.amount.minor,
-        sourceCurrency: "NGNKOBO",
-        targetCurrency: "BTCSAT",
-        paymentMethod: "BANKTRANSFER",
-        paymentCurrency: input.amount.currency,
-        autopayout: true,
-        speed: input.speed,
-        beneficiary: { onChainAddress: input.address },
-      });
+      const { quote, adopted } = await createQuoteOnce(
+        deps.api,
+        {
+          amount: input.amount.minor,
+          sourceCurrency: "NGNKOBO",
+          targetCurrency: "BTCSAT",
+          paymentMethod: "BANKTRANSFER",
+          paymentCurrency: input.amount.currency,
+          autopayout: true,
+          speed: input.speed,
+          customerReference: input.customerReference,
+          beneficiary: { onChainAddress: input.address },
+        },
+        { resolveFirst: input.resolveFirst },
+      );
+      if (adopted) deps.logger.info({ orderId: quote.orderId }, "uncertain buy quote read back and adopted");
       const order = await deps.store.orders.create(orderFromQuote(quote, input));
       return { order, ...(quote.estimatedRoutingFee ? { networkFeeSats: quote.estimatedRoutingFee } : {}) };
     });
@@ -62,6 +73,7 @@ export async function createBuyQuote(deps: BotDeps, input: QuoteInput): Promise<
         kind: error.kind,
         ...(error.apiMessage ? { apiMessage: error.apiMessage } : {}),
         ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+        ...(error.outcomeUnknown ? { outcomeUnknown: true } : {}),
       };
     }
     if (error instanceof InFlightError) return { ok: false, kind: "in_flight" };

@@ -94,7 +94,9 @@ export async function newlinkFlow(conversation: FlowConversation, ctx: FlowConte
       continue;
     }
     if (outcome.outcomeUnknown) {
-      await current.reply(`${text}\n\n${current.t("merchant:newlink.uncertain")}`, {
+      // POST /paymentlink takes no reference of ours and nothing lists links, so an uncertain create cannot be
+      // read back: the merchant is told the truth (an unconfirmed link was never shown, so nobody can pay it).
+      await current.reply(`${text}\n\n${current.t("safety:link.uncertain")}`, {
         parse_mode: "HTML",
         reply_markup: mainMenuKeyboard(current.t),
       });

@@ -1,4 +1,4 @@
-import { PayoutApiError, type Price, type Quote } from "../../../api/index.ts";
+import { createQuoteOnce, PayoutApiError, type Price, type Quote } from "../../../api/index.ts";
 import {
   type Country,
   type CurrencyCode,
@@ -141,6 +141,13 @@ export interface QuoteOrderInput {
   chatId: number;
   userId: number;
   recipientId?: string;
+  /**
+   * The user action's reference at the API (default: derived from `key`). A "Try again" after a failed attempt
+   * passes the failed attempt's reference with `resolveFirst`, so a quote that attempt did make is adopted, never
+   * made twice.
+   */
+  customerReference?: string;
+  resolveFirst?: boolean;
 }
 
 /**
@@ -188,13 +195,19 @@ function quotedOrder(quote: Quote, order: OrderRecord, target: FiatCurrencyCode)
 export async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<QuotedOrder> {
   const target = currencyOfCountry(input.country);
   const stored = await runOnce<QuotedOrder | LegacyQuotedOrder>(deps.redis, "quote", input.key, async () => {
+    const customerReference = input.customerReference ?? customerReferenceFor(input.key);
     const request = buildQuoteRequest({
       country: input.country,
       beneficiary: input.beneficiary,
       amount: input.amount,
-      customerReference: customerReferenceFor(input.key),
+      customerReference,
     });
-    const quote = await deps.api.createQuote(request);
+    const { quote, adopted } = await createQuoteOnce(
+      deps.api,
+      { ...request, customerReference },
+      { resolveFirst: input.resolveFirst ?? false },
+    );
+    if (adopted) deps.logger.info({ orderId: quote.orderId }, "uncertain quote read back and adopted");
     if (!quote.invoice) {
       // A Lightning quote without an invoice cannot be paid: treat it as an unreadable answer.
       throw new PayoutApiError({

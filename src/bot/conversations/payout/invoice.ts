@@ -36,6 +36,11 @@ export async function sendInvoice(
   const now = await io.now();
   const simulate = io.deps.config.payout.env !== "production";
   const sent = await io.telegram(async (outside) => {
+    // The recovery sweep may have delivered them already (this process stalled past its grace): never twice.
+    const recorded = await io.deps.store.orders.get(order.orderId);
+    if (recorded?.deliveredAt && recorded.invoiceMessageId && recorded.statusMessageId) {
+      return { photo: recorded.invoiceMessageId, status: recorded.statusMessageId };
+    }
     const deadline = { expiresAt: new Date(deadlineMs).toISOString(), corridor: order.corridor };
     const png = await invoiceQrPng(invoice);
     const photo = await outside.replyWithPhoto(new InputFile(png, "invoice.png"), {
@@ -64,6 +69,7 @@ export async function sendInvoice(
     await deps.store.orders.annotate(order.orderId, {
       invoiceMessageId: sent.photo,
       statusMessageId: sent.status,
+      deliveredAt: new Date().toISOString(),
     });
   });
 }

@@ -57,6 +57,7 @@ export function toFailure(error: unknown): ApiFailure {
       ...(error.apiMessage !== undefined ? { apiMessage: error.apiMessage } : {}),
       ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
       ...(error.status !== undefined ? { status: error.status } : {}),
+      ...(error.outcomeUnknown ? { outcomeUnknown: true } : {}),
     };
   }
   return { kind: "unknown" };

@@ -5,7 +5,7 @@ import { describeApiError } from "../../helpers/api-errors.ts";
 import { mainMenuKeyboard } from "../../keyboards/main-menu.ts";
 import { actionsKeyboard, expiredQuoteKeyboard, quoteKeyboard } from "../../keyboards/payout.ts";
 import { type Allowance, allowanceFor } from "../../services/allowance.ts";
-import { quoteDeadlineMs } from "../../services/payout-quote.ts";
+import { customerReferenceFor, quoteDeadlineMs } from "../../services/payout-quote.ts";
 import { overLimitNotice } from "./allowance-text.ts";
 import {
   type ConfirmResult,
@@ -49,6 +49,10 @@ export async function quoteAndConfirm(
   const { t } = io;
   let key: string | undefined = firstKey;
   let shown: Shown | undefined;
+  // One user action, one reference at the API: "Try again" after a failed quote keeps the failed attempt's
+  // reference and reads the API first (adopting a quote it did make); Refresh or a new amount starts a new one.
+  let reference = customerReferenceFor(firstKey);
+  let resolveFirst = false;
 
   for (;;) {
     if (key !== undefined) {
@@ -75,6 +79,8 @@ export async function quoteAndConfirm(
           chatId: io.chatId,
           userId: io.userId,
           ...(draft.recipientId ? { recipientId: draft.recipientId } : {}),
+          customerReference: reference,
+          resolveFirst,
         }),
       );
       if (!result.ok) {
@@ -83,12 +89,16 @@ export async function quoteAndConfirm(
           return { back: "amount", notice: t("payout:amount.error.too_small_api") };
         }
         if (!described.retryable) return { back: "amount", notice: described.text };
-        await io.show(described.text, () => actionsKeyboard(t, ["retry", "change_amount"]));
+        // Still unknown after reading the API back: say so; the retry reads again before it quotes.
+        const text = result.error.outcomeUnknown ? t("safety:quote.uncertain") : described.text;
+        await io.show(text, () => actionsKeyboard(t, ["retry", "change_amount"]));
         const { data, queryId } = await askButton(io);
         if (data === payoutAction("change_amount")) return { back: "amount", notice: "" };
         key = queryId;
+        resolveFirst = true;
         continue;
       }
+      resolveFirst = false;
       const receivedAt = await io.now();
       const quoted = result.value;
       // An amount typed in sats is known in local money only now.
@@ -125,6 +135,7 @@ export async function quoteAndConfirm(
     if (data === payoutAction("refresh") || data === requoteCallbackData(orderId)) {
       await io.call("supersede", (deps) => supersede(deps, orderId, SUPERSEDED.refreshed));
       key = answer.kind === "button" ? answer.queryId : undefined;
+      if (key !== undefined) reference = customerReferenceFor(key);
       continue;
     }
     if (data === payoutAction("cancel")) {

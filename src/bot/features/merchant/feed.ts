@@ -1,6 +1,6 @@
 import { type Api, GrammyError } from "grammy";
 import { type Transaction, transactionSchema } from "../../../api/index.ts";
-import type { PaymentLinkEvent } from "../../../events/index.ts";
+import { type PaymentLinkEvent, RetryLaterError } from "../../../events/index.ts";
 import { escapeHtml, intlLocale, type TFunction } from "../../../i18n/index.ts";
 import { languageResolver } from "../../../i18n/language-of.ts";
 import { formatMoney } from "../../../money/index.ts";
@@ -15,8 +15,11 @@ import { shortAddress } from "../../services/bitcoin-address.ts";
  * merchant's chat, in their language, with amounts in both currencies. Treasury withdrawals arrive the same way
  * (their orders are not the bot's either) and are reported to ops instead.
  *
- * Delivery is at least once and never repeated: a message's marker is set after Telegram accepted it, so a retry
- * after a failure sends it, and a retry after success does not.
+ * Each link's feed moves through received → sent (or sent_failed) → settled, each stage shown once and in order.
+ * Events of one link are delivered by parallel jobs (payment.sent pending and confirmed, payment_link.settled right
+ * after mining, a redelivered burst), so one delivery at a time per link holds the link's feed lock; the shown stage
+ * only rises, is raised after Telegram accepted the message (at least once: a crash in between repeats only that
+ * message), and a later stage arriving first shows the skipped earlier ones before itself, from the link's record.
  */
 export interface MerchantFeedDeps
   extends Pick<BotDeps, "logger" | "redis" | "store" | "translator" | "accountLanguage"> {
@@ -32,6 +35,12 @@ const REFRESH_EVERY_SECONDS = 10;
 const refreshKey = () => "plink:orders:refresh";
 
 type FeedKind = "received" | "sent" | "sent_failed" | "settled";
+
+const STAGE: Record<FeedKind, number> = { received: 1, sent: 2, sent_failed: 2, settled: 3 };
+/** The stage a later one implies was passed, shown when its own event comes late or never. */
+const IMPLIED: Record<number, FeedKind> = { 1: "received", 2: "sent" };
+/** How long a delivery waits when another holds the link's feed lock. */
+const LOCK_RETRY_MS = 200;
 
 export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkEvent) => Promise<void> {
   const logger = deps.logger.child({ module: "merchant-feed" });
@@ -78,6 +87,48 @@ export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkE
     return true;
   }
 
+  /** Under the link's feed lock: record what the event says, then show every stage not yet shown up to it. */
+  async function show(ref: string, kind: FeedKind, tx: Transaction | undefined): Promise<void> {
+    const txid = tx?.btcUsdMetadata?.onchainTxid;
+    const updated = await deps.store.paymentLinks.advance(ref, {
+      ...(kind === "received" ? { status: "paid" as const } : {}),
+      ...(kind === "settled" ? { status: "settled" as const } : {}),
+      ...(kind === "received" && tx?.currency === "BTC" ? { receivedSats: tx.amount } : {}),
+      ...(txid ? { txid } : {}),
+    });
+    if (!updated) return;
+    const shown = await deps.store.paymentLinks.feedStage(ref);
+    if (STAGE[kind] <= shown) return;
+    const language = await languageOf(updated.merchantId);
+    const t = deps.translator.t(language);
+    for (let stage = shown + 1; stage <= STAGE[kind]; stage++) {
+      const current = stage === STAGE[kind] ? kind : IMPLIED[stage];
+      if (!current) continue;
+      const text = renderFeed(current, updated, current === kind ? tx : undefined, t, intlLocale(language));
+      const delivered = await send(updated.merchantId, text);
+      // A merchant who blocked the bot gets nothing more of this event: the stage counts as shown.
+      await deps.store.paymentLinks.raiseFeedStage(ref, delivered ? stage : STAGE[kind]);
+      if (!delivered) break;
+    }
+  }
+
+  /** false when the merchant blocked the bot (recorded; nothing is retried). */
+  async function send(merchantId: number, text: string): Promise<boolean> {
+    try {
+      await deps.telegram.sendMessage(merchantId, text, {
+        parse_mode: "HTML",
+        link_preview_options: { is_disabled: true },
+      });
+      return true;
+    } catch (error) {
+      if (!(error instanceof GrammyError && error.error_code === 403)) throw error;
+      // The merchant blocked the bot: record it and do not retry (the link's state is still kept).
+      await deps.store.users.update(merchantId, { unreachable: true });
+      logger.info({ merchantId }, "merchant unreachable; feed message dropped");
+      return false;
+    }
+  }
+
   return async (event) => {
     let ref: string | undefined;
     let tx: Transaction | undefined;
@@ -104,33 +155,13 @@ export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkE
       logger.debug({ event: event.event, orderId: event.orderId }, "payment-link event for no link of ours");
       return;
     }
-    // One message per kind per transaction (payment.sent comes PENDING, then SUCCESS after confirmations).
-    const key = `${link.ref}:${kind}:${tx?.id ?? "-"}`;
-    if (await deps.store.paymentLinks.feedAlreadySent(key)) return;
-
-    const txid = tx?.btcUsdMetadata?.onchainTxid;
-    const updated =
-      (await deps.store.paymentLinks.advance(link.ref, {
-        ...(kind === "received" ? { status: "paid" as const } : {}),
-        ...(kind === "settled" ? { status: "settled" as const } : {}),
-        ...(kind === "received" && tx?.currency === "BTC" ? { receivedSats: tx.amount } : {}),
-        ...(txid ? { txid } : {}),
-      })) ?? link;
-
-    const language = await languageOf(link.merchantId);
-    const text = renderFeed(kind, updated, tx, deps.translator.t(language), intlLocale(language));
+    const release = await deps.store.paymentLinks.lockFeed(link.ref);
+    if (!release) throw new RetryLaterError(LOCK_RETRY_MS);
     try {
-      await deps.telegram.sendMessage(link.merchantId, text, {
-        parse_mode: "HTML",
-        link_preview_options: { is_disabled: true },
-      });
-    } catch (error) {
-      if (!(error instanceof GrammyError && error.error_code === 403)) throw error;
-      // The merchant blocked the bot: record it and do not retry (the link's state is still kept).
-      await deps.store.users.update(link.merchantId, { unreachable: true });
-      logger.info({ merchantId: link.merchantId }, "merchant unreachable; feed message dropped");
+      await show(link.ref, kind, tx);
+    } finally {
+      await release();
     }
-    await deps.store.paymentLinks.markFeedSent(key);
   };
 }
 
