@@ -140,6 +140,7 @@ export async function createBotDeps(
   );
   const transformers = createTelegramTransformers({
     ...options.telegramPolicy,
+    logger,
     onError: (method, code) => metrics.telegramErrors.inc({ method, code: String(code) }),
   });
   const deps: BotDeps = {

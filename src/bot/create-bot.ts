@@ -13,6 +13,7 @@ import { i18nMiddleware } from "./middlewares/i18n.ts";
 import { identifyMiddleware } from "./middlewares/identify.ts";
 import { rateLimitMiddleware } from "./middlewares/rate-limit.ts";
 import {
+  answeredQueriesOf,
   conversationTransformers,
   createTelegramTransformers,
   installTransformers,
@@ -59,9 +60,10 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     botInfo: options.botInfo,
     client: { apiRoot: deps.config.telegram.apiRoot, ...(options.fetch ? { fetch: options.fetch } : {}) },
   });
-  const transformers = options.transformers ?? createTelegramTransformers();
+  const transformers = options.transformers ?? createTelegramTransformers({ logger: deps.logger });
   installTransformers(bot.api, transformers);
   const inConversation = conversationTransformers(transformers);
+  const answered = answeredQueriesOf(transformers);
 
   if (deps.hooks?.onUpdateHandled) {
     const report = deps.hooks.onUpdateHandled;
@@ -94,8 +96,8 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
         getStorageKey: chatKey,
         adapter: new CompressedRedisStorage(deps.redis, CONVERSATION_TTL_SECONDS),
       },
-      // Conversation contexts are rebuilt on every replay: re-install language, deps and auto-retry (API calls
-      // inside a conversation skip bot.api's transformers).
+      // Conversation contexts are rebuilt on every replay: re-install language, deps, the size guard and auto-retry
+      // (API calls inside a conversation skip bot.api's transformers).
       // Called for every replayed context; the conversation object lives for one update, so the memo lets all
       // replayed contexts of that update share one read of the user record.
       plugins: (conversation) => [
@@ -113,12 +115,12 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   for (const feature of features)
     for (const conversation of feature.conversations ?? []) bot.use(conversation);
   for (const feature of features) if (feature.composer) bot.use(feature.composer);
-  bot.use(fallbackFeature());
+  bot.use(fallbackFeature(answered));
 
   bot.catch(async (error) => {
     const { ctx } = error;
     deps.logger.error({ err: error.error, updateId: ctx.update.update_id }, "update handler failed");
-    await describeError(ctx, error.error).catch((replyError) =>
+    await describeError(ctx, error.error, answered).catch((replyError) =>
       deps.logger.warn({ err: replyError }, "could not tell the user about the failure"),
     );
   });

@@ -7,6 +7,7 @@ import { DEFAULT_LANGUAGE, LANGUAGES, type LanguageCode } from "./languages.ts";
 
 export type { TFunction } from "i18next";
 export * from "./languages.ts";
+export * from "./quote.ts";
 
 export const DEFAULT_LOCALES_DIR = fileURLToPath(new URL("../../locales", import.meta.url));
 

@@ -40,6 +40,8 @@ export const paymentLinkKeys = {
   /** Links not yet settled: their orders are refreshed when an event names an order we have not seen. */
   active: () => "plinks:active",
   byOrder: (orderId: string) => `plink:order:${orderId}`,
+  /** An order no link was known to hold: its active links' orders are re-read once for it. */
+  orderLookup: (orderId: string) => `plink:lookup:${orderId}`,
   /** Marker of a feed message already sent for one event (at-least-once delivery, no repeats). */
   feedSent: (key: string) => `plink:feed:${key}`,
   /** The last feed stage shown to the merchant for a link (1 received, 2 sent, 3 settled); only ever rises. */
@@ -115,6 +117,11 @@ export class PaymentLinkRepository {
 
   async refForOrder(orderId: string): Promise<string | undefined> {
     return (await this.redis.get(paymentLinkKeys.byOrder(orderId))) ?? undefined;
+  }
+
+  /** true the first time an unknown order is looked up (for a minute): re-reading links once per order is enough. */
+  async claimOrderLookup(orderId: string): Promise<boolean> {
+    return (await this.redis.set(paymentLinkKeys.orderLookup(orderId), "1", "EX", 60, "NX")) === "OK";
   }
 
   async activeRefs(): Promise<string[]> {

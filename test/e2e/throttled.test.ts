@@ -1,15 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conversationTransformers, createTelegramTransformers } from "../../src/bot/telegram-transformers.ts";
+import { silentLogger } from "../../src/log/logger.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { confirmQuote, nigerianRecipient, quoteFor } from "./payout-support.ts";
 
 describe("the production outbound policy (throttler on)", () => {
-  it("gives conversations auto-retry only: replayed calls must not queue in the throttler again", () => {
-    const all = createTelegramTransformers({ throttle: true, onError: () => undefined });
-    expect(all).toHaveLength(3);
+  it("gives conversations no throttler: replayed calls must not queue in it again", () => {
+    const all = createTelegramTransformers({
+      throttle: true,
+      onError: () => undefined,
+      logger: silentLogger(),
+    });
+    // size guard, answered-queries registry, throttler, auto-retry, metrics tap (innermost first)
+    expect(all).toHaveLength(5);
     const inConversation = conversationTransformers(all);
-    expect(inConversation).toHaveLength(1);
-    expect(all.indexOf(inConversation[0]!)).toBe(1);
+    // The size guard, the registry and auto-retry: the throttler (index 2) and the metrics tap (4) stay out.
+    expect(inConversation.map((transformer) => all.indexOf(transformer))).toEqual([0, 1, 3]);
   });
 
   describe("a whole payout journey", () => {

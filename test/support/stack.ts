@@ -9,7 +9,7 @@ import {
   type TelegramEmulator,
   type TelegramEmulatorOptions,
 } from "../../src/local/telegram-emulator/index.ts";
-import { createLogger } from "../../src/log/logger.ts";
+import { createLogger, type Logger } from "../../src/log/logger.ts";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
 import { connectRedis } from "../../src/store/connection.ts";
 import { testRedisUrl } from "./redis.ts";
@@ -40,6 +40,8 @@ export interface StackOptions {
    * (TEST_MEMORY_STORE=1 makes it the default, to run any e2e file on the fallback).
    */
   memory?: boolean;
+  /** The app's logger (default: silent, or TEST_LOG_LEVEL); tests that assert on what was logged pass their own. */
+  logger?: Logger;
   /** Another Redis than this worker's test database (e.g. a `redis+sentinel://` set), connected as main.ts does. */
   redisUrl?: string;
 }
@@ -65,7 +67,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ? connectRedis(options.redisUrl)
       : new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   if (!options.keepData) await redis.flushdb();
-  const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent", pretty: false });
+  const logger =
+    options.logger ?? createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent", pretty: false });
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
   const tg = await startTelegramEmulator(options.emulator);
   if (options.adminChatId !== undefined)

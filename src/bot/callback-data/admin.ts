@@ -1,4 +1,4 @@
-import { defineCallbackData } from "./define.ts";
+import { defineCallbackData, ID, oneOf } from "./define.ts";
 
 /**
  * Ops buttons (admin group only). Every payload is a short server-side id, never the data itself.
@@ -9,10 +9,14 @@ import { defineCallbackData } from "./define.ts";
  *   wd:<action>:<value>          the /withdraw_ngn and /withdraw_btc flow (bank pick, confirm)
  *   bc:<send|edit|drop>:<draft>  a previewed broadcast (the draft text is kept in Redis)
  */
-export const approvalData = defineCallbackData("apv", { action: String, id: String });
-export const alertData = defineCallbackData("alr", { action: String, ref: String });
-export const withdrawData = defineCallbackData("wd", { action: String, value: String });
-export const broadcastData = defineCallbackData("bc", { action: String, id: String });
+export const approvalData = defineCallbackData("apv", { action: oneOf("a", "r"), id: /[0-9a-f]{10}/ });
+export const alertData = defineCallbackData("alr", { action: oneOf("o", "c", "d", "r"), ref: ID });
+/** value: a bank's NIP code, or empty. */
+export const withdrawData = defineCallbackData("wd", { action: oneOf("bank", "confirm"), value: /\d{0,12}/ });
+export const broadcastData = defineCallbackData("bc", {
+  action: oneOf("send", "edit", "drop"),
+  id: /[0-9a-f]{8}/,
+});
 
 export const APPROVAL_ACTIONS = { approve: "a", reject: "r" } as const;
 export const ALERT_ACTIONS = { showOrder: "o", recheck: "c", redeliver: "d", retry: "r" } as const;

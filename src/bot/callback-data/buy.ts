@@ -1,4 +1,4 @@
-import { defineCallbackData } from "./define.ts";
+import { defineCallbackData, oneOf } from "./define.ts";
 
 /**
  * Buy-bitcoin buttons: "buy:<action>:<value>".
@@ -8,5 +8,8 @@ import { defineCallbackData } from "./define.ts";
  * - confirm:<orderId>          quote card: confirm
  * - sim:<orderId>              status card, sandbox/staging only: simulate the bank transfer
  */
-export const buyData = defineCallbackData("buy", { action: String, value: String });
+export const buyData = defineCallbackData("buy", {
+  action: oneOf("speed", "unit", "retry", "confirm", "sim"),
+  value: /[A-Za-z0-9_-]{0,48}/,
+});
 export type BuyAction = "speed" | "unit" | "retry" | "confirm" | "sim";

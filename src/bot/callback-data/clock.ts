@@ -1,4 +1,4 @@
-import { defineCallbackData } from "./define.ts";
+import { defineCallbackData, oneOf } from "./define.ts";
 
-/** The clock picker under /language: a corridor code (NG, KE, ZA, GH), checked against the list when pressed. */
-export const clockData = defineCallbackData("clock", { zone: String });
+/** The clock picker under /language: a corridor code (NG, KE, ZA, GH). */
+export const clockData = defineCallbackData("clock", { zone: oneOf("NG", "KE", "ZA", "GH") });

@@ -1,4 +1,4 @@
-import { defineCallbackData } from "./define.ts";
+import { defineCallbackData, ID, int, oneOf } from "./define.ts";
 
 /**
  * /history buttons: "hist:<action>:<value>".
@@ -6,4 +6,6 @@ import { defineCallbackData } from "./define.ts";
  * - view:<orderId>    show the order's status card
  * - again:<orderId>   send again to the order's recipient (payouts)
  */
-export const historyData = defineCallbackData("hist", { action: String, value: String });
+export const historyData = defineCallbackData("hist", { action: oneOf("page", "view", "again"), value: ID });
+/** The list offset of a page button: bounded, so a forged one never reaches Redis as a huge or odd number. */
+export const HISTORY_OFFSET = int(5);

@@ -1,9 +1,13 @@
-import { defineCallbackData } from "./define.ts";
+import { defineCallbackData, oneOf, UUID } from "./define.ts";
 
 /**
  * Merchant buttons.
- *   nl:<action>:<value>   the /newlink flow (speed, skip a step, confirm)
+ *   nl:<action>:<value>   the /newlink flow: speed:<slow|medium|fast>, methods:<bt|ln> (bank only / add
+ *                         Lightning), skip:, confirm:
  *   lnk:<paymentRef>      details of one payment link (the API's UUID, 36 bytes)
  */
-export const newlinkData = defineCallbackData("nl", { action: String, value: String });
-export const linkData = defineCallbackData("lnk", { ref: String });
+export const newlinkData = defineCallbackData("nl", {
+  action: oneOf("speed", "skip", "confirm", "methods"),
+  value: /(?:slow|medium|fast|bt|ln)?/,
+});
+export const linkData = defineCallbackData("lnk", { ref: UUID });

@@ -1,4 +1,4 @@
-import { defineCallbackData } from "./define.ts";
+import { defineCallbackData, ID, int, oneOf } from "./define.ts";
 
 /**
  * Buttons of the payout flow. Every prefix starts with "po-"; values are short codes or the API's order id,
@@ -6,24 +6,15 @@ import { defineCallbackData } from "./define.ts";
  */
 
 /** Country picker: NG | KE | ZA | GH. */
-export const payoutCountryData = defineCallbackData("po-c", { country: String });
+export const payoutCountryData = defineCallbackData("po-c", { country: oneOf("NG", "KE", "ZA", "GH") });
 /** Kenyan payout method: phone | bill | till. */
-export const payoutMethodData = defineCallbackData("po-m", { method: String });
+export const payoutMethodData = defineCallbackData("po-m", { method: oneOf("phone", "bill", "till") });
 /** Mobile-money network of a Kenyan phone: mpesa | airtel. */
-export const payoutNetworkData = defineCallbackData("po-n", { network: String });
+export const payoutNetworkData = defineCallbackData("po-n", { network: oneOf("mpesa", "airtel") });
 /** A Nigerian bank by its NIP code (6 digits). */
-export const payoutBankData = defineCallbackData("po-b", { code: String });
+export const payoutBankData = defineCallbackData("po-b", { code: /\d{3,12}/ });
 /** A South African bank by its position in GET /bank/bankcode?country=ZA. */
-export const payoutZaBankData = defineCallbackData("po-z", { index: Number });
-/** Generic step actions (see PAYOUT_ACTIONS). */
-export const payoutActionData = defineCallbackData("po-a", { action: String });
-/** Confirm on a quote card; handled outside the flow too ("already confirmed" for a double tap). */
-export const payoutConfirmData = defineCallbackData("po-ok", { orderId: String });
-/** Sandbox/staging only: simulate paying the invoice of an order. */
-export const payoutSimulateData = defineCallbackData("po-sim", { orderId: String });
-/** Save the beneficiary of an order as a recipient. */
-export const payoutSaveData = defineCallbackData("po-save", { orderId: String });
-
+export const payoutZaBankData = defineCallbackData("po-z", { index: int(3) });
 export const PAYOUT_ACTIONS = [
   "retry",
   "name_ok",
@@ -39,20 +30,31 @@ export const PAYOUT_ACTIONS = [
 ] as const;
 export type PayoutAction = (typeof PAYOUT_ACTIONS)[number];
 
+/** Generic step actions (see PAYOUT_ACTIONS). */
+export const payoutActionData = defineCallbackData("po-a", { action: oneOf(...PAYOUT_ACTIONS) });
+/** Confirm on a quote card; handled outside the flow too ("already confirmed" for a double tap). */
+export const payoutConfirmData = defineCallbackData("po-ok", { orderId: ID });
+/** Sandbox/staging only: simulate paying the invoice of an order. */
+export const payoutSimulateData = defineCallbackData("po-sim", { orderId: ID });
+/** Save the beneficiary of an order as a recipient. */
+export const payoutSaveData = defineCallbackData("po-save", { orderId: ID });
+
 export const payoutAction = (action: PayoutAction) => payoutActionData.pack({ action });
 
-/** Data of the flow's own screens (not the invoice buttons, which live on after the flow ends). */
-export const PAYOUT_FLOW_DATA = /^po-(?:c|m|n|b|z|a|ok):/;
-
-/** Unpack without throwing: undefined for data of another shape. */
-export function unpackOr<T>(
-  codec: { filter(): RegExp; unpack(data: string): T },
-  data: string,
-): T | undefined {
-  if (!codec.filter().test(data)) return undefined;
-  try {
-    return codec.unpack(data);
-  } catch {
-    return undefined;
-  }
-}
+/**
+ * Data of the flow's own screens (not the invoice buttons, which live on after the flow ends), exactly as the
+ * codecs accept it: forged data of a flow prefix is nobody's and ends at the fallback.
+ */
+export const PAYOUT_FLOW_DATA = new RegExp(
+  [
+    payoutCountryData,
+    payoutMethodData,
+    payoutNetworkData,
+    payoutBankData,
+    payoutZaBankData,
+    payoutActionData,
+    payoutConfirmData,
+  ]
+    .map((codec) => `(?:${codec.filter().source})`)
+    .join("|"),
+);

@@ -1,4 +1,4 @@
-import { defineCallbackData } from "./define.ts";
+import { defineCallbackData, oneOf } from "./define.ts";
 
 /** /price country switcher: "price:<NG|KE|ZA|GH>". */
-export const priceData = defineCallbackData("price", { country: String });
+export const priceData = defineCallbackData("price", { country: oneOf("NG", "KE", "ZA", "GH") });

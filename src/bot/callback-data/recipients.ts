@@ -1,4 +1,4 @@
-import { defineCallbackData } from "./define.ts";
+import { defineCallbackData, int, oneOf } from "./define.ts";
 
 /**
  * /recipients buttons: "rcp:<action>:<value>". Values are short server-side ids (recipient id, list offset).
@@ -8,4 +8,11 @@ import { defineCallbackData } from "./define.ts";
  * - delok:<id>       delete, confirmed
  * - keep:<offset>    do not delete; back to the list
  */
-export const recipientsData = defineCallbackData("rcp", { action: String, value: String });
+export const recipientsData = defineCallbackData("rcp", {
+  action: oneOf("page", "send", "del", "delok", "keep"),
+  value: /[A-Za-z0-9_-]{1,16}/,
+});
+/** The list offset of page/keep buttons. */
+export const RECIPIENTS_OFFSET = int(4);
+/** A recipient id (8 hex digits). */
+export const RECIPIENT_ID = /[0-9a-f]{8}/;

@@ -1,4 +1,4 @@
-import { defineCallbackData } from "./define.ts";
+import { defineCallbackData, ID, oneOf } from "./define.ts";
 
 /** /status buttons: "st:refresh:<orderId>" re-reads the order from the payout API. */
-export const statusData = defineCallbackData("st", { action: String, value: String });
+export const statusData = defineCallbackData("st", { action: oneOf("refresh"), value: ID });

@@ -1,6 +1,6 @@
 import { createConversation } from "@grammyjs/conversations";
 import { Composer } from "grammy";
-import { escapeHtml } from "../../i18n/index.ts";
+import { escapeHtml, quoteInput } from "../../i18n/index.ts";
 import { formatMoney } from "../../money/index.ts";
 import { REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
 import { runOnce } from "../../store/index.ts";
@@ -95,7 +95,9 @@ export function buyComposer(): Composer<BotContext> {
     } catch (error) {
       deps.logger.warn({ err: error, orderId }, "simulated pay-in failed");
       const { text } = describeApiError(error, ctx.t);
-      await ctx.reply(ctx.t("buy:simulate.failed", { reason: escapeHtml(text) }), { parse_mode: "HTML" });
+      await ctx.reply(ctx.t("buy:simulate.failed", { reason: quoteInput(text, 200) }), {
+        parse_mode: "HTML",
+      });
     }
   });
 

@@ -3,7 +3,7 @@ import { escapeHtml } from "../../i18n/index.ts";
 import { type Country, formatDateTime, zoneName } from "../../money/index.ts";
 import { formatOrderMoney, renderStatusCard } from "../../orders/index.ts";
 import { type OrderRecord, type Recipient, RecipientLimitError } from "../../store/index.ts";
-import { historyData } from "../callback-data/history.ts";
+import { HISTORY_OFFSET, historyData } from "../callback-data/history.ts";
 import { menuData } from "../callback-data/index.ts";
 import { statusData } from "../callback-data/status.ts";
 import type { BotContext } from "../context.ts";
@@ -143,10 +143,10 @@ export function historyComposer(): Composer<BotContext> {
     await show(ctx);
   });
 
-  composer.callbackQuery(historyData.filter({ action: "page" }), async (ctx) => {
+  composer.callbackQuery(historyData.filter({ action: "page", value: HISTORY_OFFSET }), async (ctx) => {
     await ctx.answerCallbackQuery();
-    const { value } = historyData.unpack(ctx.callbackQuery.data) as { value: string };
-    const { text, keyboard } = await renderHistoryPage(ctx, Number(value) || 0);
+    const { value } = historyData.unpack(ctx.callbackQuery.data);
+    const { text, keyboard } = await renderHistoryPage(ctx, Number(value));
     await ctx
       .editMessageText(text, { parse_mode: "HTML", reply_markup: keyboard })
       .catch((error: unknown) => {
@@ -155,7 +155,7 @@ export function historyComposer(): Composer<BotContext> {
   });
 
   composer.callbackQuery(historyData.filter({ action: "view" }), async (ctx) => {
-    const { value: orderId } = historyData.unpack(ctx.callbackQuery.data) as { value: string };
+    const { value: orderId } = historyData.unpack(ctx.callbackQuery.data);
     const order = await ownOrder(ctx, orderId);
     if (!order) {
       await ctx.answerCallbackQuery({ text: ctx.t("history:toast.not_found") });
@@ -178,7 +178,7 @@ export function historyComposer(): Composer<BotContext> {
   });
 
   composer.callbackQuery(historyData.filter({ action: "again" }), async (ctx) => {
-    const { value: orderId } = historyData.unpack(ctx.callbackQuery.data) as { value: string };
+    const { value: orderId } = historyData.unpack(ctx.callbackQuery.data);
     const order = await ownOrder(ctx, orderId);
     let recipient: Recipient | undefined;
     try {

@@ -66,7 +66,12 @@ export function languageFeature() {
     ctx.locale = intlLocale(code);
     ctx.t = ctx.deps.translator.t(code);
     await ctx.answerCallbackQuery({ text: ctx.t("common:language.saved") });
-    await ctx.editMessageText(ctx.t("common:language.changed"), { reply_markup: mainMenuKeyboard(ctx.t) });
+    // A second tap on the same picker finds the message already saying so: nothing to change.
+    await ctx
+      .editMessageText(ctx.t("common:language.changed"), { reply_markup: mainMenuKeyboard(ctx.t) })
+      .catch((error: unknown) => {
+        if (!/message is not modified/i.test(String(error))) throw error;
+      });
   });
 
   composer.callbackQuery(clockData.filter(), async (ctx) => {

@@ -1,5 +1,5 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { escapeHtml } from "../../i18n/index.ts";
+import { escapeHtml, quoteInput } from "../../i18n/index.ts";
 import { COUNTRIES, type Country, formatDateTime, formatMoney, isCountry } from "../../money/index.ts";
 import { menuData } from "../callback-data/index.ts";
 import { priceData } from "../callback-data/price.ts";
@@ -79,7 +79,7 @@ export function priceComposer(): Composer<BotContext> {
     const argument = ctx.match.trim();
     const country = argument ? parseCountryArgument(argument) : defaultCountry(ctx.locale);
     if (!country) {
-      await ctx.reply(ctx.t("price:bad_argument", { value: escapeHtml(argument.slice(0, 32)) }), {
+      await ctx.reply(ctx.t("price:bad_argument", { value: quoteInput(argument, 32) }), {
         parse_mode: "HTML",
         reply_markup: priceKeyboard(defaultCountry(ctx.locale)),
       });

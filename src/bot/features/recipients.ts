@@ -3,7 +3,7 @@ import { escapeHtml } from "../../i18n/index.ts";
 import { maskDigits } from "../../log/mask.ts";
 import type { Recipient } from "../../store/index.ts";
 import { menuData } from "../callback-data/index.ts";
-import { recipientsData } from "../callback-data/recipients.ts";
+import { RECIPIENT_ID, RECIPIENTS_OFFSET, recipientsData } from "../callback-data/recipients.ts";
 import type { BotContext } from "../context.ts";
 import { leaveFlows } from "../helpers/leave-flows.ts";
 import { mainMenuKeyboard } from "../keyboards/main-menu.ts";
@@ -100,21 +100,20 @@ export function recipientsComposer(): Composer<BotContext> {
     await show(ctx);
   });
 
-  const value = (ctx: BotContext) =>
-    (recipientsData.unpack(ctx.callbackQuery!.data!) as { value: string }).value;
+  const value = (ctx: BotContext) => recipientsData.unpack(ctx.callbackQuery!.data!).value;
 
-  composer.callbackQuery(recipientsData.filter({ action: "page" }), async (ctx) => {
+  composer.callbackQuery(recipientsData.filter({ action: "page", value: RECIPIENTS_OFFSET }), async (ctx) => {
     await ctx.answerCallbackQuery();
     const { text, keyboard } = await renderRecipientsPage(ctx, Number(value(ctx)));
     await editInPlace(ctx, text, keyboard);
   });
-  composer.callbackQuery(recipientsData.filter({ action: "keep" }), async (ctx) => {
+  composer.callbackQuery(recipientsData.filter({ action: "keep", value: RECIPIENTS_OFFSET }), async (ctx) => {
     await ctx.answerCallbackQuery();
     const { text, keyboard } = await renderRecipientsPage(ctx, Number(value(ctx)));
     await editInPlace(ctx, text, keyboard);
   });
 
-  composer.callbackQuery(recipientsData.filter({ action: "send" }), async (ctx) => {
+  composer.callbackQuery(recipientsData.filter({ action: "send", value: RECIPIENT_ID }), async (ctx) => {
     const recipient = await ctx.deps.store.recipients.get(ctx.from.id, value(ctx));
     if (!recipient) {
       await ctx.answerCallbackQuery({ text: ctx.t("recipients:toast.not_found") });
@@ -124,7 +123,7 @@ export function recipientsComposer(): Composer<BotContext> {
     await enterPayoutFor(ctx, recipient);
   });
 
-  composer.callbackQuery(recipientsData.filter({ action: "del" }), async (ctx) => {
+  composer.callbackQuery(recipientsData.filter({ action: "del", value: RECIPIENT_ID }), async (ctx) => {
     const recipient = await ctx.deps.store.recipients.get(ctx.from.id, value(ctx));
     if (!recipient) {
       await ctx.answerCallbackQuery({ text: ctx.t("recipients:toast.not_found") });
@@ -144,7 +143,7 @@ export function recipientsComposer(): Composer<BotContext> {
     await editInPlace(ctx, text, keyboard);
   });
 
-  composer.callbackQuery(recipientsData.filter({ action: "delok" }), async (ctx) => {
+  composer.callbackQuery(recipientsData.filter({ action: "delok", value: RECIPIENT_ID }), async (ctx) => {
     const recipient = await ctx.deps.store.recipients.get(ctx.from.id, value(ctx));
     const removed = recipient ? await ctx.deps.store.recipients.remove(ctx.from.id, recipient.id) : false;
     await ctx.answerCallbackQuery({

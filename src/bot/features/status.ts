@@ -1,6 +1,6 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { isPayoutApiError } from "../../api/index.ts";
-import { escapeHtml } from "../../i18n/index.ts";
+import { quoteInput } from "../../i18n/index.ts";
 import { renderStatusCard, transitionFromApiState, wouldChange } from "../../orders/index.ts";
 import type { OrderRecord } from "../../store/index.ts";
 import { statusData } from "../callback-data/status.ts";
@@ -88,7 +88,7 @@ export function statusComposer(): Composer<BotContext> {
     if (argument) {
       order = await findOwnOrder(ctx, argument);
       if (!order) {
-        await ctx.reply(ctx.t("history:status.not_found", { orderId: escapeHtml(argument.slice(0, 48)) }), {
+        await ctx.reply(ctx.t("history:status.not_found", { orderId: quoteInput(argument) }), {
           parse_mode: "HTML",
           reply_markup: mainMenuKeyboard(ctx.t),
         });

@@ -1,14 +1,20 @@
 import type { BotContext } from "../context.ts";
 import { mainMenuKeyboard } from "../keyboards/main-menu.ts";
+import type { AnsweredQueries } from "../telegram-transformers.ts";
 import { describeApiError } from "./api-errors.ts";
 
 /** The last line of defence: something failed inside a handler; tell the user calmly and give them a way on. */
-export async function describeError(ctx: BotContext, error?: unknown): Promise<void> {
+export async function describeError(
+  ctx: BotContext,
+  error?: unknown,
+  answered?: AnsweredQueries,
+): Promise<void> {
   // ctx.t is missing if the failure happened before the language was known.
   const t = ctx.t ?? ctx.deps?.translator.t("en");
   if (!t) return;
   const { text } = describeApiError(error, t);
-  if (ctx.callbackQuery) {
+  // The handler may have answered the button before it failed: Telegram takes one answer per press.
+  if (ctx.callbackQuery && !answered?.has(ctx.callbackQuery.id)) {
     await ctx
       .answerCallbackQuery({ text: t("errors:unexpected_short"), show_alert: false })
       .catch(() => undefined);

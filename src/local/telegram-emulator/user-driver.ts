@@ -95,6 +95,29 @@ abstract class ActorChatDriver extends ChatDriver {
       const kind = Object.keys(button).find((key) => key !== "text") ?? "unknown";
       throw new Error(`Button [${button.text}] is a ${kind} button: pressing it sends the bot nothing.`);
     }
+    return this.queueQuery(
+      from,
+      message,
+      button.callback_data,
+      `the answer to the press of [${button.text}]`,
+    );
+  }
+
+  /**
+   * A modified client sending any callback data (≤ 64 bytes, Telegram's limit) as if a button of `target` carried
+   * it: for tests of forged and outdated button data.
+   */
+  protected forgeAs(from: User, target: Message | number, data: string): PressedButton {
+    if (Buffer.byteLength(data, "utf8") > 64)
+      throw new Error("Telegram never delivers callback data over 64 bytes");
+    const id = typeof target === "number" ? target : target.message_id;
+    const message = this.state.messages.get(id);
+    if (!message) throw new Error(`Cannot press on message ${id}: it no longer exists in ${this.label()}.`);
+    return this.queueQuery(from, message, data, `the answer to forged data ${JSON.stringify(data)}`);
+  }
+
+  private queueQuery(from: User, message: Message, data: string, what: string): PressedButton {
+    const id = message.message_id;
     const { world, updates } = this.host;
     const queryId = callbackQueryId();
     world.queries.set(queryId, {
@@ -102,7 +125,7 @@ abstract class ActorChatDriver extends ChatDriver {
       fromId: from.id,
       chatId: this.chatId,
       messageId: id,
-      data: button.callback_data,
+      data,
       createdAt: world.now(),
       answered: false,
     });
@@ -112,15 +135,15 @@ abstract class ActorChatDriver extends ChatDriver {
         from,
         message: structuredClone(message),
         chat_instance: this.state.chatInstance,
-        data: button.callback_data,
+        data,
       },
     });
     return {
       queryId,
-      data: button.callback_data,
+      data,
       update,
       answer: (options = {}) =>
-        this.take(`the answer to the press of [${button.text}]`, options, (event) =>
+        this.take(what, options, (event) =>
           event.kind === "callback_answer" && event.answer.queryId === queryId ? event.answer : undefined,
         ),
     };
@@ -166,6 +189,11 @@ export class UserDriver extends ActorChatDriver {
   /** Presses an inline button of a bot message in this chat (its current state, edits applied). */
   async press(message: Message | number, selector: ButtonSelector): Promise<PressedButton> {
     return this.pressAs(this.user, message, selector);
+  }
+
+  /** Send any callback data from a button of `message` (a forged or outdated button). */
+  async pressData(message: Message | number, data: string): Promise<PressedButton> {
+    return this.forgeAs(this.user, message, data);
   }
 
   /** answerCallbackQuery records for this user's presses, in any chat. */
@@ -261,6 +289,11 @@ export class GroupDriver extends ActorChatDriver {
 
   async press(from: Actor, message: Message | number, selector: ButtonSelector): Promise<PressedButton> {
     return this.pressAs(userOf(from), message, selector);
+  }
+
+  /** `from` sends any callback data from a button of `message` (a forged or outdated button). */
+  async pressData(from: Actor, message: Message | number, data: string): Promise<PressedButton> {
+    return this.forgeAs(userOf(from), message, data);
   }
 
   private botSees(text: string, options: SendOptions): boolean {

@@ -1,5 +1,5 @@
 import { InlineKeyboard } from "grammy";
-import { escapeHtml } from "../../../i18n/index.ts";
+import { quoteInput } from "../../../i18n/index.ts";
 import {
   formatMoney,
   isoOf,
@@ -82,7 +82,7 @@ function parseProblem(
     case "wrong_currency":
       return ctx.t("buy:amount.invalid.wrong_currency", {
         // What the user typed, as people write it (KES, USD), never our internal unit codes.
-        currency: escapeHtml(result.foreign ?? (result.detected ? isoOf(result.detected) : "?")),
+        currency: quoteInput(result.foreign ?? (result.detected ? isoOf(result.detected) : "?"), 8),
       });
     default:
       return ctx.t(`buy:amount.invalid.${result.reason}`, values);

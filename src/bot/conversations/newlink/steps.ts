@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { Speed } from "../../../api/index.ts";
-import { escapeHtml } from "../../../i18n/index.ts";
+import { quoteInput } from "../../../i18n/index.ts";
 import { formatMoney, parseAmount } from "../../../money/index.ts";
 import { newlinkData } from "../../callback-data/merchant.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
@@ -168,7 +168,7 @@ export async function askCallbackUrl(
     if (input.kind === "button") return { url: undefined, ctx: current };
     const url = checkCallbackUrl(input.text);
     if (url) return { url, ctx: current };
-    text = current.t("merchant:newlink.callback_invalid", { url: escapeHtml(input.text.slice(0, 100)) });
+    text = current.t("merchant:newlink.callback_invalid", { url: quoteInput(input.text, 100) });
   }
 }
 

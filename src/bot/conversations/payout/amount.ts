@@ -1,5 +1,5 @@
 import { InlineKeyboard } from "grammy";
-import { escapeHtml } from "../../../i18n/index.ts";
+import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
 import { type CurrencyCode, currencyOfCountry, formatMoney } from "../../../money/index.ts";
 import { payoutAction } from "../../callback-data/payout.ts";
 import { cancelButton } from "../../keyboards/main-menu.ts";
@@ -76,7 +76,7 @@ export async function askAmount(
         min: minimumText(),
         currency: t(`payout:currency.${typedIn}`),
         detected: checked.detected ? t(`payout:currency.${checked.detected}`) : "",
-        foreign: escapeHtml(checked.foreign ?? ""),
+        foreign: quoteInput(checked.foreign ?? "", 8),
         context: checked.reason === "wrong_currency" && checked.foreign ? "foreign" : undefined,
       }),
     );

@@ -1,6 +1,6 @@
 import { type Country, currencyOfCountry, formatMoney, isCountry } from "../../../money/index.ts";
 import type { PauseScope } from "../../../store/index.ts";
-import { payoutCountryData, unpackOr } from "../../callback-data/payout.ts";
+import { payoutCountryData } from "../../callback-data/payout.ts";
 import { quotesPaused } from "../../features/admin/maintenance.ts";
 import { countryKeyboard } from "../../keyboards/payout.ts";
 import { maintenanceNotice } from "../../services/pauses.ts";
@@ -50,7 +50,7 @@ export async function chooseCountry(
   await io.show(render, () => countryKeyboard(t));
   for (;;) {
     const { data } = await askButton(io);
-    const country = unpackOr(payoutCountryData, data)?.country;
+    const country = payoutCountryData.parse(data)?.country;
     if (!isCountry(country)) continue;
     // Read now, not from the screen: ops may have paused or resumed since. If Redis cannot say, the quote step asks.
     const pause = await io.call("country-pause", (deps) => quotesPaused(deps, country));

@@ -1,5 +1,5 @@
 import { escapeHtml } from "../../../i18n/index.ts";
-import { payoutMethodData, payoutNetworkData, unpackOr } from "../../callback-data/payout.ts";
+import { payoutMethodData, payoutNetworkData } from "../../callback-data/payout.ts";
 import { kenyaMethodKeyboard, networkKeyboard } from "../../keyboards/payout.ts";
 import { formatPhone, normaliseKenyanPhone } from "../../services/payout-phone.ts";
 import { parseBillAccount, parsePaybillNumber, parseTillNumber } from "../../services/payout-recipient.ts";
@@ -15,7 +15,7 @@ export async function kenyaRecipient(io: FlowIo): Promise<Draft> {
   );
   for (;;) {
     const { data } = await askButton(io);
-    const method = unpackOr(payoutMethodData, data)?.method;
+    const method = payoutMethodData.parse(data)?.method;
     if (method === "phone") return kenyaPhone(io);
     if (method === "bill") return kenyaPaybill(io);
     if (method === "till") return kenyaTill(io);
@@ -47,7 +47,7 @@ async function kenyaPhone(io: FlowIo): Promise<Draft> {
   let network: "mpesa" | "airtel" | undefined;
   while (!network) {
     const { data } = await askButton(io);
-    const picked = unpackOr(payoutNetworkData, data)?.network;
+    const picked = payoutNetworkData.parse(data)?.network;
     if (picked === "mpesa" || picked === "airtel") network = picked;
   }
   const name = await promptName(io, () => t("payout:ke.name_prompt", { phone: shown() }));

@@ -1,5 +1,5 @@
-import { escapeHtml } from "../../../i18n/index.ts";
-import { payoutAction, payoutBankData, unpackOr } from "../../callback-data/payout.ts";
+import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
+import { payoutAction, payoutBankData } from "../../callback-data/payout.ts";
 import { validationMessageKey } from "../../helpers/api-errors.ts";
 import { actionsKeyboard, bankResultsKeyboard, popularBanksKeyboard } from "../../keyboards/payout.ts";
 import type { BankEntry } from "../../services/payout-banks.ts";
@@ -91,7 +91,7 @@ async function pickBank(io: FlowIo, notice?: string): Promise<BankEntry> {
         await io.show(prompt, popular);
         continue;
       }
-      const code = unpackOr(payoutBankData, answer.data)?.code;
+      const code = payoutBankData.parse(answer.data)?.code;
       if (!code) continue;
       const found = await io.call(
         "bank-by-code",
@@ -111,7 +111,7 @@ async function pickBank(io: FlowIo, notice?: string): Promise<BankEntry> {
       continue;
     }
     const banks = results.value;
-    const shownQuery = () => escapeHtml(query.trim());
+    const shownQuery = () => quoteInput(query);
     if (banks.length === 0) {
       await io.show(() => withNotice(t("payout:ng.no_bank", { query: shownQuery() }), prompt()), popular);
       continue;

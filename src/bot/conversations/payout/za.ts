@@ -1,5 +1,5 @@
-import { escapeHtml } from "../../../i18n/index.ts";
-import { payoutAction, payoutZaBankData, unpackOr } from "../../callback-data/payout.ts";
+import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
+import { payoutAction, payoutZaBankData } from "../../callback-data/payout.ts";
 import { actionsKeyboard, zaBanksKeyboard } from "../../keyboards/payout.ts";
 import { matchZaBank } from "../../services/payout-banks.ts";
 import { parseZaAccountNumber } from "../../services/payout-recipient.ts";
@@ -43,7 +43,7 @@ async function pickZaBank(io: FlowIo): Promise<string> {
       const answer = await io.ask({ text: true, hint: () => t("payout:hint.buttons") });
       if (answer.kind === "button") {
         if (answer.data === payoutAction("retry")) break;
-        const index = unpackOr(payoutZaBankData, answer.data)?.index;
+        const index = payoutZaBankData.parse(answer.data)?.index;
         const name = index === undefined ? undefined : names[index];
         if (name) return name;
         continue;
@@ -54,7 +54,7 @@ async function pickZaBank(io: FlowIo): Promise<string> {
       if (name) return name;
       const query = answer.text;
       await io.show(
-        () => withNotice(t("payout:za.no_bank", { query: escapeHtml(query.trim()) }), prompt()),
+        () => withNotice(t("payout:za.no_bank", { query: quoteInput(query) }), prompt()),
         keyboard,
       );
     }

@@ -1,5 +1,5 @@
 import { isPayoutApiError, type NameEnquiry } from "../../../api/index.ts";
-import { escapeHtml } from "../../../i18n/index.ts";
+import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
 import { formatMoney, parseAmount } from "../../../money/index.ts";
 import type { ApprovalPayload } from "../../../store/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
@@ -65,7 +65,9 @@ export async function collectNgnWithdrawal(
       enquiry = result.enquiry;
       break;
     }
-    const why = result.reason ? escapeHtml(result.reason) : current.t("admin:withdraw.ngn.enquiry_failed");
+    const why = result.reason
+      ? quoteInput(result.reason, 200)
+      : current.t("admin:withdraw.ngn.enquiry_failed");
     ask = current.t("admin:withdraw.ngn.enquiry_retry", { reason: why });
   }
 
@@ -106,7 +108,7 @@ async function askBank(
     const [only] = matches;
     if (matches.length === 1 && only) return { bank: only, ctx: current };
     if (matches.length === 0) {
-      ask = current.t("admin:withdraw.ngn.bank_none", { query: escapeHtml(query) });
+      ask = current.t("admin:withdraw.ngn.bank_none", { query: quoteInput(query) });
       continue;
     }
     const { input: pressed } = await askButtons(

@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { TransactionDetail, TransactionQuery } from "../../../api/index.ts";
-import { escapeHtml } from "../../../i18n/index.ts";
+import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
 import { maskDigits } from "../../../log/mask.ts";
 import { formatOrderMoney } from "../../../orders/index.ts";
 import { ALERT_ACTIONS, alertData } from "../../callback-data/admin.ts";
@@ -52,8 +52,8 @@ export async function showOrder(ctx: BotContext, orderId: string): Promise<void>
     (error: unknown) => ({ ok: false as const, error }),
   );
   if (!order && !remote.ok)
-    return replyHtml(ctx, ctx.t("admin:order.not_found", { orderId: escapeHtml(orderId) }));
-  const lines: string[] = [ctx.t("admin:order.title", { orderId: escapeHtml(orderId) })];
+    return replyHtml(ctx, ctx.t("admin:order.not_found", { orderId: quoteInput(orderId) }));
+  const lines: string[] = [ctx.t("admin:order.title", { orderId: quoteInput(orderId) })];
   if (order) {
     lines.push(
       ctx.t("admin:order.local", {
@@ -85,11 +85,12 @@ export async function showOrder(ctx: BotContext, orderId: string): Promise<void>
         })
       : apiFailure(ctx, remote.error),
   );
-  const keyboard = new InlineKeyboard().text(
-    ctx.t("admin:alerts.recheck"),
-    alertData.pack({ action: ALERT_ACTIONS.recheck, ref: orderId.slice(0, 48) }),
-  );
-  await replyHtml(ctx, lines.join("\n"), order ? { reply_markup: keyboard } : {});
+  // The id was typed by an operator: only an id that fits the button's data gets the button.
+  const recheckData = alertData.tryPack({ action: ALERT_ACTIONS.recheck, ref: orderId });
+  const keyboard = recheckData
+    ? new InlineKeyboard().text(ctx.t("admin:alerts.recheck"), recheckData)
+    : undefined;
+  await replyHtml(ctx, lines.join("\n"), order && keyboard ? { reply_markup: keyboard } : {});
 }
 
 async function recheck(ctx: BotContext, orderId: string): Promise<void> {
@@ -166,7 +167,7 @@ async function showTransactions(ctx: CommandContext): Promise<void> {
   try {
     const transactions = await ctx.deps.api.getTransactions(transactionQuery(argument));
     if (transactions.length === 0)
-      return replyHtml(ctx, ctx.t("admin:tx.none", { query: escapeHtml(argument) }));
+      return replyHtml(ctx, ctx.t("admin:tx.none", { query: quoteInput(argument) }));
     await replyHtml(
       ctx,
       transactions
@@ -183,7 +184,7 @@ async function showUser(ctx: CommandContext): Promise<void> {
   const argument = ctx.match.trim();
   if (!argument) return replyHtml(ctx, ctx.t("admin:user.usage"));
   const user = await findUser(ctx, argument);
-  if (!user) return replyHtml(ctx, ctx.t("admin:user.not_found", { user: escapeHtml(argument) }));
+  if (!user) return replyHtml(ctx, ctx.t("admin:user.not_found", { user: quoteInput(argument) }));
   const { orders, total } = await ctx.deps.store.orders.listForUser(user.id, 0, 5);
   const flags = [
     user.blocked ? ctx.t("admin:user.flag_blocked") : "",

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../../../i18n/index.ts";
+import { quoteInput } from "../../../i18n/index.ts";
 import { broadcastData } from "../../callback-data/admin.ts";
 import type { BotContext } from "../../context.ts";
 import { BROADCAST_CONVERSATION_ID } from "../../conversations/broadcast/index.ts";
@@ -113,7 +113,7 @@ async function simulate(ctx: CommandContext): Promise<void> {
       action: "ops.simulate",
       details: { orderId, currency: bankTransfer ? "NGN" : "BTC", amount },
     });
-    await replyHtml(ctx, ctx.t("admin:simulate.done", { orderId: escapeHtml(orderId) }));
+    await replyHtml(ctx, ctx.t("admin:simulate.done", { orderId: quoteInput(orderId) }));
   } catch (error) {
     await replyHtml(ctx, apiFailure(ctx, error));
   }

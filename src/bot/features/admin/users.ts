@@ -1,4 +1,4 @@
-import { escapeHtml } from "../../../i18n/index.ts";
+import { quoteInput } from "../../../i18n/index.ts";
 import type { CommandContext, OpsComposer } from "./shared.ts";
 import { findUser, replyHtml, userLabel } from "./shared.ts";
 
@@ -15,7 +15,7 @@ async function setBlocked(ctx: CommandContext, blocked: boolean): Promise<void> 
   const usage = blocked ? "admin:block.usage" : "admin:block.usage_unblock";
   if (!argument) return replyHtml(ctx, ctx.t(usage));
   const user = await findUser(ctx, argument);
-  if (!user) return replyHtml(ctx, ctx.t("admin:user.not_found", { user: escapeHtml(argument) }));
+  if (!user) return replyHtml(ctx, ctx.t("admin:user.not_found", { user: quoteInput(argument) }));
   await ctx.deps.store.users.update(user.id, { blocked });
   await ctx.deps.store.audit.record({
     actor: ctx.from?.id ?? "system",
@@ -33,10 +33,10 @@ async function manageMerchant(ctx: CommandContext): Promise<void> {
   if ((action !== "approve" && action !== "revoke") || !argument)
     return replyHtml(ctx, ctx.t("admin:merchant.usage"));
   const user = await findUser(ctx, argument);
-  if (!user) return replyHtml(ctx, ctx.t("admin:merchant.unknown_user", { user: escapeHtml(argument) }));
+  if (!user) return replyHtml(ctx, ctx.t("admin:merchant.unknown_user", { user: quoteInput(argument) }));
   const merchants = ctx.deps.store.merchants;
   const updated = action === "approve" ? await merchants.approve(user.id) : await merchants.revoke(user.id);
-  if (!updated) return replyHtml(ctx, ctx.t("admin:merchant.unknown_user", { user: escapeHtml(argument) }));
+  if (!updated) return replyHtml(ctx, ctx.t("admin:merchant.unknown_user", { user: quoteInput(argument) }));
   await ctx.deps.store.audit.record({
     actor: ctx.from?.id ?? "system",
     action: action === "approve" ? "merchant.approved" : "merchant.revoked",

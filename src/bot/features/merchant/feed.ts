@@ -22,17 +22,13 @@ import { shortAddress } from "../../services/bitcoin-address.ts";
  * message), and a later stage arriving first shows the skipped earlier ones before itself, from the link's record.
  */
 export interface MerchantFeedDeps
-  extends Pick<BotDeps, "logger" | "redis" | "store" | "translator" | "accountLanguage"> {
+  extends Pick<BotDeps, "logger" | "store" | "translator" | "accountLanguage"> {
   api: Pick<BotDeps["api"], "getPaymentLinkOrders">;
   /** grammY Api with the process's throttler and auto-retry. */
   telegram: Api;
   /** Where treasury withdrawal results go (createAlerts(...).raise). */
   alerts?: { raise(alert: AnyAlert): Promise<void> };
 }
-
-/** Re-reading every active link's orders (to find a renewed order) happens at most this often. */
-const REFRESH_EVERY_SECONDS = 10;
-const refreshKey = () => "plink:orders:refresh";
 
 type FeedKind = "received" | "sent" | "sent_failed" | "settled";
 
@@ -41,6 +37,8 @@ const STAGE: Record<FeedKind, number> = { received: 1, sent: 2, sent_failed: 2, 
 const IMPLIED: Record<number, FeedKind> = { 1: "received", 2: "sent" };
 /** How long a delivery waits when another holds the link's feed lock. */
 const LOCK_RETRY_MS = 200;
+/** How long a later stage waits for its earlier stages' own events before showing them from the link's record. */
+const WAIT_FOR_EARLIER_MS = 5_000;
 
 export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkEvent) => Promise<void> {
   const logger = deps.logger.child({ module: "merchant-feed" });
@@ -50,9 +48,9 @@ export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkE
     if (!orderId) return undefined;
     const known = await deps.store.paymentLinks.refForOrder(orderId);
     if (known) return known;
-    // A link whose first order expired got a new one: look at the active links' orders, once in a while.
-    if ((await deps.redis.set(refreshKey(), "1", "EX", REFRESH_EVERY_SECONDS, "NX")) !== "OK")
-      return undefined;
+    // A link whose order expired or was refreshed (a new invoice, another payment method) got a new one: read the
+    // active links' orders again, once per unknown order (several new orders in a few seconds are each found).
+    if (!(await deps.store.paymentLinks.claimOrderLookup(orderId))) return undefined;
     for (const ref of await deps.store.paymentLinks.activeRefs()) {
       const link = await deps.api.getPaymentLinkOrders(ref).catch(() => undefined);
       if (link)
@@ -88,7 +86,12 @@ export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkE
   }
 
   /** Under the link's feed lock: record what the event says, then show every stage not yet shown up to it. */
-  async function show(ref: string, kind: FeedKind, tx: Transaction | undefined): Promise<void> {
+  async function show(
+    ref: string,
+    kind: FeedKind,
+    tx: Transaction | undefined,
+    receivedAt: string | undefined,
+  ): Promise<void> {
     const txid = tx?.btcUsdMetadata?.onchainTxid;
     const updated = await deps.store.paymentLinks.advance(ref, {
       ...(kind === "received" ? { status: "paid" as const } : {}),
@@ -99,6 +102,11 @@ export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkE
     if (!updated) return;
     const shown = await deps.store.paymentLinks.feedStage(ref);
     if (STAGE[kind] <= shown) return;
+    // A later stage first: its earlier events are usually a moment behind (parallel jobs, a redelivered burst) and
+    // carry what the merchant wants to see (the sats, the payment method). Wait for them briefly; only then fill in.
+    const ageMs = receivedAt ? Date.now() - Date.parse(receivedAt) : Number.POSITIVE_INFINITY;
+    if (STAGE[kind] > shown + 1 && ageMs >= 0 && ageMs < WAIT_FOR_EARLIER_MS)
+      throw new RetryLaterError(LOCK_RETRY_MS);
     const language = await languageOf(updated.merchantId);
     const t = deps.translator.t(language);
     for (let stage = shown + 1; stage <= STAGE[kind]; stage++) {
@@ -158,7 +166,7 @@ export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkE
     const release = await deps.store.paymentLinks.lockFeed(link.ref);
     if (!release) throw new RetryLaterError(LOCK_RETRY_MS);
     try {
-      await show(link.ref, kind, tx);
+      await show(link.ref, kind, tx, event.receivedAt);
     } finally {
       await release();
     }
