@@ -2,6 +2,7 @@ import type { Bot, Context } from "grammy";
 import { createBot } from "../src/bot/create-bot.ts";
 import { allFeatures } from "../src/bot/features/index.ts";
 import { createTelegramTransformers } from "../src/bot/telegram-transformers.ts";
+import { ProcessRegistry } from "../src/store/index.ts";
 import { createCallRecorder, createUpdateInbox } from "../src/updates/index.ts";
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
@@ -78,8 +79,10 @@ async function main(): Promise<void> {
   tg.attach(bot);
   if (INBOX && bot.api.options) bot.api.options.fetch = recorder.fetch;
   const handled = new Map<number, () => void>();
+  const processes = new ProcessRegistry(bench.redis);
   const inbox = createUpdateInbox({
     repo: built.deps.store.updates,
+    processes,
     recorder,
     logger: built.deps.logger,
     concurrency: CONCURRENCY,
@@ -92,7 +95,10 @@ async function main(): Promise<void> {
       }
     },
   });
-  if (INBOX) await inbox.start();
+  if (INBOX) {
+    await processes.start();
+    await inbox.start();
+  }
   const floor = createFloorBot(bench.redis, tg) as unknown as Bot<Context>;
 
   const phase = (target: Bot<Context>, options: Omit<PhaseOptions, "steps">) =>
@@ -278,6 +284,7 @@ async function main(): Promise<void> {
   progress(`journey: results in ${path}`);
 
   await inbox.stop();
+  await processes.stop();
   await built.api.close();
   await sandboxProcess.stop();
   await bench.stop();

@@ -30,7 +30,7 @@ import { createMetrics, type Metrics, observePayoutApi } from "./metrics.ts";
 import { connectTelegram } from "./ops/connect-telegram.ts";
 import { originOf } from "./ops/dependencies.ts";
 import { createPayoutProbe } from "./ops/payout-probe.ts";
-import { createStore, type Store } from "./store/index.ts";
+import { createStore, ProcessRegistry, type Store } from "./store/index.ts";
 import {
   ALLOWED_UPDATES,
   createCallRecorder,
@@ -166,6 +166,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { config, logger, redis } = options;
   const { deps, api, store, translator, accountLanguage, metrics, transformers } =
     await createBotDeps(options);
+  // One heartbeat per process (store/processes.ts): delivery locks, update leases and pending quote claims name it,
+  // so another process tells a dead owner from a busy one. Started first, stopped after everything using it.
+  const processes = new ProcessRegistry(redis);
+  deps.processes = processes;
   // Every Telegram call made while an update is handled is recorded at the HTTP client (exactly once out).
   const recorder = createCallRecorder(store.updates, logger);
   const bot = createBot(deps, {
@@ -181,6 +185,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     handle: (update) => handleWithCatch(bot, update),
     logger,
     registry: metrics.registry,
+    processes,
     lease: config.telegram.updateLease,
     concurrency: options.updateConcurrency,
   });
@@ -212,6 +217,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await merchantFeed(event);
     },
     deliverMissing: createDeliverMissing({ ...deps, telegram: bot.api }),
+    processes,
   });
   deps.ops = events;
 
@@ -251,6 +257,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     deps,
     inbox,
     async start() {
+      await processes.start();
       payoutProbe.start();
       await accountLanguage.refresh();
       accountLanguage.start(options.accountRefreshMs);
@@ -323,6 +330,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       await inbox.stop();
       await alerts.stop();
       await events.stop();
+      // Last: a lease or lock held until now must not look abandoned while its work finishes; once gone, another
+      // process takes over whatever is left at once.
+      await processes.stop().catch(() => undefined);
       await api.close();
       logger.info("bot stopped");
     },

@@ -6,7 +6,7 @@ import type { Config } from "../config.ts";
 import type { AccountLanguage } from "../i18n/account-language.ts";
 import type { LanguageCode, TFunction, Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Store } from "../store/index.ts";
+import type { ProcessRegistry, Store } from "../store/index.ts";
 import type { OpsPorts } from "./services/alerts.ts";
 
 /** Everything the bot needs from the outside, passed to createBot (no globals, no side effects at import). */
@@ -27,6 +27,11 @@ export interface BotDeps {
   hooks?: BotHooks;
   /** The events pipeline's ops surface (queues, dead letters, re-check) for /health and alert buttons. */
   ops?: OpsPorts;
+  /**
+   * This process's heartbeat (createApp starts it): pending money-action claims (runOnce) name it, so a quote a
+   * dead process left in flight can be taken over and resolved. Without it such a claim waits out its TTL.
+   */
+  processes?: ProcessRegistry;
 }
 
 export interface BotHooks {

@@ -26,9 +26,11 @@ export const keys = {
   updateLease: (chat: string) => `updates:lease:${chat}`,
   updateFence: () => "updates:fence",
   updateTries: () => "updates:tries",
-  updateAlive: (owner: string) => `updates:alive:${owner}`,
   updateCalls: (updateId: number) => `updates:calls:${updateId}`,
   incomingLimit: (userId: number) => `ratelimit:in:${userId}`,
-  /** Heartbeat of a running bot process (short TTL, renewed while it lives); locks name their owner by this id. */
+  /**
+   * Heartbeat of a running bot process (short TTL, renewed while it lives); delivery locks, update leases and
+   * pending runOnce claims name their owner by this id.
+   */
   process: (processId: string) => `process:${processId}`,
 } as const;

@@ -6,9 +6,10 @@ import { LuaScript } from "./script.ts";
  * The durable Telegram update inbox (src/updates drives it). An update is recorded once per update_id (a marker
  * kept for a day, Telegram's own retention), queued on its chat's list in arrival order, and leaves the list only
  * when the holder of the chat's lease acknowledges it. One lease per chat across every process: whoever holds it
- * handles that chat's updates one at a time. A lease names its owner (a process id) and carries a fencing token;
- * a lease whose owner's liveness key has lapsed (the process died) can be taken over at once, and one that was
- * never released expires after `leaseMs` (a live but stuck holder). Only the current token can acknowledge.
+ * handles that chat's updates one at a time. A lease names its owner (a ProcessRegistry id) and carries a fencing
+ * token; a lease whose owner's heartbeat (`process:<id>`, store/processes.ts) has lapsed (the process died) can be
+ * taken over at once, and one that was never released expires after `leaseMs` (a live but stuck holder). Only the
+ * current token can acknowledge.
  *
  * List entries are "<update_id>\n<update JSON>" so the scripts can read the id without a JSON parser (the Lua of
  * ioredis-mock, local mode's Redis stand-in, has no cjson).
@@ -110,14 +111,14 @@ function parseEntry(entry: string): { updateId: number; json: string } {
 }
 
 export class UpdateRepository {
-  /** The liveness key prefix as the server sees it (scripts build the owner's key from it). */
+  /** The heartbeat key prefix as the server sees it (the script builds the lease owner's key from it). */
   private readonly alivePrefix: string;
 
   constructor(
     private readonly redis: Redis,
     private readonly leaseMs = 120_000,
   ) {
-    this.alivePrefix = `${redis.options.keyPrefix ?? ""}${keys.updateAlive("")}`;
+    this.alivePrefix = `${redis.options.keyPrefix ?? ""}${keys.process("")}`;
   }
 
   /** Durably queue an update on its chat; false when this update_id was already recorded (a redelivery). */
@@ -199,15 +200,6 @@ export class UpdateRepository {
   /** Chats with queued updates (the orphan sweep; small: a chat leaves the set when drained). */
   readyChats(): Promise<string[]> {
     return this.redis.smembers(keys.updatesReady());
-  }
-
-  /** Mark this process alive for `ttlMs` (renewed by a heartbeat well inside it). */
-  async heartbeat(owner: string, ttlMs: number): Promise<void> {
-    await this.redis.set(keys.updateAlive(owner), "1", "PX", ttlMs);
-  }
-
-  async retire(owner: string): Promise<void> {
-    await this.redis.del(keys.updateAlive(owner));
   }
 
   /** The Telegram calls recorded while handling `updateId` (sequence number → recorded answer). */

@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { Update } from "grammy/types";
 import { Counter, type Registry } from "prom-client";
 import type { Logger } from "../log/logger.ts";
-import { type Claim, StaleLeaseError, type UpdateRepository } from "../store/index.ts";
+import { type Claim, type ProcessRegistry, StaleLeaseError, type UpdateRepository } from "../store/index.ts";
 import type { CallRecorder } from "./calls.ts";
 
 /**
@@ -14,8 +13,8 @@ import type { CallRecorder } from "./calls.ts";
  * update never blocks its chat for good.
  *
  * Wake-ups are pushed in-process (recording an update starts its chat at once); a slow sweep of the ready set
- * picks up chats whose process died (its liveness key lapsed) and chats another process recorded while this one
- * held the lease.
+ * picks up chats whose process died (its ProcessRegistry heartbeat lapsed) and chats another process recorded
+ * while this one held the lease.
  */
 export interface InboxOptions {
   repo: UpdateRepository;
@@ -23,8 +22,11 @@ export interface InboxOptions {
   handle: (update: Update) => Promise<void>;
   logger: Logger;
   registry?: Registry;
-  /** Unique per process (default: a random id). */
-  owner?: string;
+  /**
+   * This process's heartbeat, started and stopped by the caller (createApp shares one with the events pipeline):
+   * leases are taken in its id, and a lease whose owner's heartbeat is gone is taken over.
+   */
+  processes: ProcessRegistry;
   /** false (UPDATE_LEASE=off, a diagnostic): no cross-process lease; each process handles what it recorded. */
   lease?: boolean;
   /** Chats handled at once by this process (default 32). */
@@ -33,8 +35,6 @@ export interface InboxOptions {
   maxAttempts?: number;
   /** Orphan sweep period (default 2 s). */
   sweepMs?: number;
-  /** Liveness key lifetime (default 5 s), renewed every third of it. */
-  aliveMs?: number;
   /** Pause before retrying a failed update, times its attempt (default 1 s). */
   retryMs?: number;
 }
@@ -65,12 +65,11 @@ export function chatOfUpdate(update: Update): string {
 
 export function createUpdateInbox(options: InboxOptions): UpdateInbox {
   const { repo, recorder, logger } = options;
-  const owner = options.owner ?? randomUUID();
+  const owner = options.processes.id;
   const useLease = options.lease ?? true;
   const concurrency = options.concurrency ?? 32;
   const maxAttempts = options.maxAttempts ?? 5;
   const sweepMs = options.sweepMs ?? 2_000;
-  const aliveMs = options.aliveMs ?? 5_000;
   const retryMs = options.retryMs ?? 1_000;
   const dropped = new Counter({
     name: "payoutbot_updates_dropped_total",
@@ -185,14 +184,6 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
     }
   }
 
-  async function heartbeat(): Promise<void> {
-    try {
-      await repo.heartbeat(owner, aliveMs);
-    } catch (error) {
-      logger.warn({ err: error }, "update inbox heartbeat failed");
-    }
-  }
-
   // Without leases: in-process order per chat only (what sequentialize gave), each process its own updates.
   const chains = new Map<string, Promise<void>>();
   function handleUnleased(chat: string, update: Update, json: string): void {
@@ -231,15 +222,9 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
       if (running) return;
       running = true;
       if (!useLease) return;
-      await heartbeat();
-      const beat = setInterval(() => void heartbeat(), Math.max(250, Math.floor(aliveMs / 3)));
       const sweeper = setInterval(() => void sweep(), sweepMs);
-      beat.unref();
       sweeper.unref();
-      stopTimers = () => {
-        clearInterval(beat);
-        clearInterval(sweeper);
-      };
+      stopTimers = () => clearInterval(sweeper);
       await sweep();
     },
     async stop(graceMs = 10_000) {
@@ -257,8 +242,7 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
         }),
       ]);
       clearTimeout(timer);
-      // Another process may take our chats over at once rather than after the liveness key lapses.
-      if (useLease) await repo.retire(owner).catch(() => undefined);
+      // A lease still held after the grace passes to another process once the shared heartbeat stops (createApp).
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createMemoryRedis } from "../../src/local/memory-redis.ts";
 import { createLogger } from "../../src/log/logger.ts";
-import { keys, StaleLeaseError, UpdateRepository } from "../../src/store/index.ts";
+import { keys, ProcessRegistry, StaleLeaseError, UpdateRepository } from "../../src/store/index.ts";
 import { chatOfUpdate, createCallRecorder, createUpdateInbox } from "../../src/updates/index.ts";
 import { freshRedis } from "../support/redis.ts";
 
@@ -20,6 +20,9 @@ const message = (updateId: number, chatId: number, text: string): Update =>
       text,
     },
   }) as Update;
+
+/** A process's heartbeat (ProcessRegistry's key), written by hand to control its lifetime. */
+const beat = (redis: Redis, owner: string, ttlMs: number) => redis.set(keys.process(owner), "1", "PX", ttlMs);
 
 async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
@@ -56,7 +59,7 @@ describe.each([
     expect(await repo.record("8", 13, '{"n":13}')).toBe(true);
     expect((await repo.readyChats()).sort()).toEqual(["7", "8"]);
 
-    await repo.heartbeat("A", 5_000);
+    await beat(redis, "A", 5_000);
     const seen: number[] = [];
     let claim = await repo.acquire("7", "A");
     while (claim) {
@@ -72,13 +75,13 @@ describe.each([
 
   it("refuses the lease to others while its owner is alive, and hands it over once the heartbeat lapses", async () => {
     await repo.record("7", 1, "{}");
-    await repo.heartbeat("A", 300);
-    await repo.heartbeat("B", 5_000);
+    await beat(redis, "A", 300);
+    await beat(redis, "B", 5_000);
     const first = await repo.acquire("7", "A");
     expect(first?.attempt).toBe(1);
     expect(await repo.acquire("7", "B")).toBeUndefined();
     // A stops beating (its process died): B takes the chat over with a higher fencing token, same update.
-    await waitUntil(async () => (await redis.exists(keys.updateAlive("A"))) === 0, "A's heartbeat to lapse");
+    await waitUntil(async () => (await redis.exists(keys.process("A"))) === 0, "A's heartbeat to lapse");
     const taken = await repo.acquire("7", "B");
     expect(taken).toMatchObject({ updateId: 1, attempt: 2 });
     expect(taken?.token).toBeGreaterThan(first?.token ?? Infinity);
@@ -94,7 +97,7 @@ describe.each([
 
   it("keeps recorded Telegram answers until the update is acknowledged", async () => {
     await repo.record("7", 5, "{}");
-    await repo.heartbeat("A", 5_000);
+    await beat(redis, "A", 5_000);
     const claim = await repo.acquire("7", "A");
     await repo.recordCall(5, 1, "first", true);
     await repo.recordCall(5, 2, "second", false);
@@ -153,10 +156,22 @@ describe("the update inbox", () => {
       }
       handled.push(update.update_id);
     };
-    const make = (owner: string) =>
-      createUpdateInbox({ repo, recorder, handle, logger, owner, maxAttempts: 3, retryMs: 10, sweepMs: 200 });
-    const a = make("A");
-    const b = make("B");
+    // Two processes, each with its own heartbeat.
+    const registries = [new ProcessRegistry(redis), new ProcessRegistry(redis)];
+    for (const registry of registries) await registry.start();
+    const make = (processes: ProcessRegistry) =>
+      createUpdateInbox({
+        repo,
+        recorder,
+        handle,
+        logger,
+        processes,
+        maxAttempts: 3,
+        retryMs: 10,
+        sweepMs: 200,
+      });
+    const a = make(registries[0]!);
+    const b = make(registries[1]!);
     await a.start();
     await b.start();
     // The same chat's updates arrive at both processes, interleaved.
@@ -171,6 +186,7 @@ describe("the update inbox", () => {
     await waitUntil(async () => (await repo.readyChats()).length === 0, "the ready set to drain");
     await a.stop();
     await b.stop();
+    for (const registry of registries) await registry.stop();
   });
 
   it("answers a re-handled update's calls from the record: only calls not made before reach Telegram", async () => {

@@ -1,7 +1,7 @@
 import type { PayoutApiErrorKind, Quote, Speed } from "../../../api/index.ts";
 import { createQuoteOnce, PayoutApiError } from "../../../api/index.ts";
 import { quoteAmounts } from "../../../orders/quote-math.ts";
-import { InFlightError, type OrderRecord, runOnce } from "../../../store/index.ts";
+import { InFlightError, type OrderRecord, type RunContext, runOnce } from "../../../store/index.ts";
 import type { BotDeps } from "../../context.ts";
 import { shortAddress } from "../../services/bitcoin-address.ts";
 import type { BuyAmount } from "./shared.ts";
@@ -44,7 +44,8 @@ class IncompleteQuoteError extends Error {}
 
 export async function createBuyQuote(deps: BotDeps, input: QuoteInput): Promise<QuoteOutcome> {
   try {
-    const stored = await runOnce<Stored>(deps.redis, "quote", `buy:${input.key}`, async () => {
+    // A claim a dead process left pending is taken over: read back first, adopt its quote, create only if none.
+    const run = async ({ takeover }: RunContext): Promise<Stored> => {
       const { quote, adopted } = await createQuoteOnce(
         deps.api,
         {
@@ -58,11 +59,15 @@ export async function createBuyQuote(deps: BotDeps, input: QuoteInput): Promise<
           customerReference: input.customerReference,
           beneficiary: { onChainAddress: input.address },
         },
-        { resolveFirst: input.resolveFirst },
+        { resolveFirst: input.resolveFirst || takeover },
       );
       if (adopted) deps.logger.info({ orderId: quote.orderId }, "uncertain buy quote read back and adopted");
       const order = await deps.store.orders.create(orderFromQuote(quote, input));
       return { order, ...(quote.estimatedRoutingFee ? { networkFeeSats: quote.estimatedRoutingFee } : {}) };
+    };
+    const stored = await runOnce<Stored>(deps.redis, "quote", `buy:${input.key}`, run, {
+      ...(deps.processes ? { processes: deps.processes } : {}),
+      takeover: true,
     });
     return { ok: true, ...stored };
   } catch (error) {

@@ -5,7 +5,7 @@ import {
   currencyOfCountry,
   type FiatCurrencyCode,
 } from "../../../money/index.ts";
-import { type OrderRecord, runOnce } from "../../../store/index.ts";
+import { type OrderRecord, type RunContext, runOnce } from "../../../store/index.ts";
 import type { BotDeps } from "../../context.ts";
 import { type BankEntry, type BankSearch, createBankSearch } from "../../services/payout-banks.ts";
 import {
@@ -190,11 +190,13 @@ function quotedOrder(quote: Quote, order: OrderRecord, target: FiatCurrencyCode)
 
 /**
  * POST /quote and the order record, at most once per key (a double tap or a redelivered update gets the same
- * quote back). The record starts awaiting payment so the reconciler can expire its card.
+ * quote back). The record starts awaiting payment so the reconciler can expire its card. A claim left pending by a
+ * process that died mid-quote is taken over (runOnce `takeover`): the listing is read first and the quote the dead
+ * process made is adopted; only when the API lists none is one created.
  */
 export async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<QuotedOrder> {
   const target = currencyOfCountry(input.country);
-  const stored = await runOnce<QuotedOrder | LegacyQuotedOrder>(deps.redis, "quote", input.key, async () => {
+  const run = async ({ takeover }: RunContext): Promise<QuotedOrder> => {
     const customerReference = input.customerReference ?? customerReferenceFor(input.key);
     const request = buildQuoteRequest({
       country: input.country,
@@ -205,7 +207,7 @@ export async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Pro
     const { quote, adopted } = await createQuoteOnce(
       deps.api,
       { ...request, customerReference },
-      { resolveFirst: input.resolveFirst ?? false },
+      { resolveFirst: (input.resolveFirst ?? false) || takeover },
     );
     if (adopted) deps.logger.info({ orderId: quote.orderId }, "uncertain quote read back and adopted");
     if (!quote.invoice) {
@@ -235,8 +237,12 @@ export async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Pro
       ...(input.recipientId ? { recipientId: input.recipientId } : {}),
     });
     if (input.recipientId) await deps.store.recipients.touch(input.userId, input.recipientId);
-    deps.logger.info({ orderId: order.orderId, corridor: input.country }, "payout quoted");
+    deps.logger.info({ orderId: order.orderId, corridor: input.country, takeover }, "payout quoted");
     return quotedOrder(quote, order, target);
+  };
+  const stored = await runOnce<QuotedOrder | LegacyQuotedOrder>(deps.redis, "quote", input.key, run, {
+    ...(deps.processes ? { processes: deps.processes } : {}),
+    takeover: true,
   });
   return "quote" in stored ? quotedOrder(stored.quote, stored.order, target) : stored;
 }
@@ -287,14 +293,23 @@ export async function supersede(deps: BotDeps, orderId: string, reason?: string)
 
 export type ConfirmResult = { ok: true; order: OrderRecord } | { ok: false; reason: "expired" | "gone" };
 
-/** Mark the order confirmed (once); refuses an order the reconciler already moved on. */
+/**
+ * Mark the order confirmed (once); refuses an order the reconciler already moved on. Only our own store is touched
+ * and the action reads the order before writing (a confirmed order stays confirmed), so a claim a dead process left
+ * pending is taken over at once (nothing at the API to wait for).
+ */
 export function confirmOrder(deps: BotDeps, orderId: string, nowIso: string): Promise<ConfirmResult> {
-  return runOnce(deps.redis, "confirm", orderId, async (): Promise<ConfirmResult> => {
+  const run = async (): Promise<ConfirmResult> => {
     const current = await deps.store.orders.get(orderId);
     if (!current) return { ok: false, reason: "gone" };
     if (current.confirmedAt) return { ok: true, order: current };
     if (current.stage !== "awaiting_payment") return { ok: false, reason: "expired" };
     const order = await deps.store.orders.annotate(orderId, { confirmedAt: nowIso });
     return order ? { ok: true, order } : { ok: false, reason: "gone" };
+  };
+  return runOnce(deps.redis, "confirm", orderId, run, {
+    ...(deps.processes ? { processes: deps.processes } : {}),
+    takeover: true,
+    settleMs: 0,
   });
 }
