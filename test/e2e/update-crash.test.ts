@@ -7,7 +7,7 @@ import { keys } from "../../src/store/index.ts";
 import { testRedisUrl } from "../support/redis.ts";
 import { type SpawnedBot, spawnBot, stopAllBots } from "../support/spawn-bot.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
-import { buttons, nigerianRecipient, quoteFor } from "./payout-support.ts";
+import { buttons, confirmQuote, nigerianRecipient, quoteFor } from "./payout-support.ts";
 
 const TESTNET_ADDRESS = "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx";
 
@@ -117,7 +117,7 @@ describe("an update in flight when the process is killed", () => {
     await second.kill("SIGTERM");
   }, 90_000);
 
-  it("a quote in flight: after restart the user has an answer and the sandbox holds one quote", async () => {
+  it("a quote in flight: after restart the user gets that quote's card, Confirm works, and the sandbox holds one quote", async () => {
     const first = await start();
     const user = tg.user({ id: 8302, first_name: "Chidi" });
     await nigerianRecipient(user);
@@ -139,16 +139,22 @@ describe("an update in flight when the process is killed", () => {
     user.consumeAll();
 
     const second = await start();
-    // The amount message is handled again: the user is answered (the quote card, or the flow's error screen
-    // while the interrupted quote's claim is still pending), never left in silence.
-    const answer: Message = await user.nextMessage();
-    expect(answer.text ?? "").not.toBe("");
-    // Either way the user can go on (Confirm on the card, or Try again / Change amount on the error screen).
-    expect(buttons(answer).length).toBeGreaterThan(0);
-    await waitFor(() => sandbox.state.quotes.size > quotesBefore, "the delayed quote to be made");
+    // The amount message is handled again. Its quote claim names the dead process: it is taken over, the order
+    // listing read first, and the quote the interrupted request made is adopted — the user's answer is its card.
+    const card: Message = await user.nextMessage();
+    expect(card.text).toMatch(/Your quote/);
+    expect(buttons(card).some((text) => /Confirm/.test(text))).toBe(true);
+    const { invoice, status } = await confirmQuote(user, card);
+    expect(invoice.text).toMatch(/^lnbc|^lntb/);
     await tg.idle({ quietMs: 300, timeoutMs: 15_000 });
-    // The interrupted request was never sent again.
+    // The interrupted request was never sent again: one quote, the one the card and the status card are about.
     expect(sandbox.state.quotes.size).toBe(quotesBefore + 1);
+    const made = [...sandbox.state.quotes.values()].at(-1)!;
+    expect(status.text).toContain(made.orderId);
+    expect(await ordersOf(user.id)).toBe(1);
+    expect(
+      tg.callsTo("sendMessage").filter((call) => call.ok && /Your quote/.test(String(call.params.text))),
+    ).toHaveLength(1);
     await second.kill("SIGTERM");
   }, 90_000);
 
