@@ -3,13 +3,16 @@ import type { Redis } from "ioredis";
 import { keys } from "./keys.ts";
 
 /**
- * Which bot processes are alive. Each process writes `process:<id>` with a short TTL and renews it while it runs;
- * work it owns (a delivery lock) carries its id, so another process can tell "busy" from "owner dead" and take the
- * work over at once instead of waiting out the work's own, longer, TTL. A process that stops cleanly deletes its key.
+ * Which bot processes are alive: one heartbeat per process (createApp makes it and shares it). Each process writes
+ * `process:<id>` with a short TTL and renews it while it runs; work it owns carries its id — a delivery lock
+ * (events/lock.ts), a chat's update lease (store/updates.ts), a pending money-action claim (idempotency.ts) — so
+ * another process can tell "busy" from "owner dead" and take the work over at once instead of waiting out the work's
+ * own, longer, TTL. A process that stops cleanly deletes its key.
  *
  * The cost of a short TTL: a live process whose renewals stall longer than `ttlMs` (Redis unreachable, event loop
- * blocked) is taken for dead, and its work may run a second time — which every owner of a lock must tolerate anyway
- * (the outbox cursor makes a delivery resumable).
+ * blocked) is taken for dead, and its work may run a second time — which every user must tolerate: a delivery is
+ * resumable (outbox cursor), a lease is fenced (a stale holder acknowledges nothing), and a quote claim is taken
+ * over only after it settled and is resolved from the API before anything is created.
  */
 export interface ProcessRegistryOptions {
   /** How long the heartbeat lives without renewal. Default 3 s. */
