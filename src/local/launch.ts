@@ -2,6 +2,7 @@ import type { App } from "../app.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import { startTelegramEmulator, type TelegramEmulator } from "./telegram-emulator/index.ts";
 import { startTerminalChat, type TerminalChat } from "./terminal-chat.ts";
+import { parseSats, walletInvoice } from "./wallet.ts";
 
 /** The local person chatting in the terminal. */
 export const LOCAL_USER = {
@@ -21,11 +22,14 @@ const LOCAL_HELP = [
   "  :pay         pay your latest invoice or bank transfer in the sandbox",
   "  :mine [n]    mine n blocks in the sandbox (on-chain confirmations)",
   "  :advance <minutes>   move the sandbox clock forward (expire a quote)",
+  "  :invoice <sats>      make a Lightning invoice to paste into the chat (e.g. for a refund)",
+  "To see a payout fail after you pay (and get your sats back): send to an account or phone number",
+  "ending in 999, e.g. GTBank 0123456999.",
 ];
 
 /**
- * Make the terminal the user's Telegram chat. Sandbox-only commands (:pay, :mine, :advance) stand in for the
- * world outside: a Lightning wallet paying the invoice, a bank transfer, miners.
+ * Make the terminal the user's Telegram chat. Sandbox-only commands (:pay, :mine, :advance, :invoice) stand in for
+ * the world outside: a Lightning wallet paying or issuing an invoice, a bank transfer, miners.
  */
 export function attachTerminal(input: {
   app: App;
@@ -76,6 +80,18 @@ export function attachTerminal(input: {
           }
           sandbox.advanceClock(Math.round(minutes * 60_000));
           terminal.print(`Sandbox: clock moved ${minutes} minute(s) forward.`);
+          return true;
+        }
+        if (name === "invoice") {
+          const sats = parseSats(args[0]);
+          if (sats === undefined) {
+            terminal.print("Usage: :invoice <sats>, e.g. :invoice 6754");
+            return true;
+          }
+          // On a line of its own, so it copies cleanly.
+          terminal.print(
+            `Wallet: invoice for ${sats.toLocaleString("en-US")} sats (paste it into the chat):\n${walletInvoice(sats, sandbox.now())}`,
+          );
           return true;
         }
       } catch (error) {

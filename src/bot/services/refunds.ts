@@ -30,6 +30,29 @@ type RefundDeps = Pick<
   api: Pick<BotDeps["api"], "withdrawBtc" | "getTransactions">;
 };
 
+/** What a refund starts with: above the ops threshold it waits for an admin's approval, else it pays at once. */
+export function refundOpening(
+  config: BotDeps["config"],
+  order: OrderRecord,
+  destination: Extract<Destination, { ok: true }>,
+  amountSats: number,
+) {
+  return {
+    orderId: order.orderId,
+    state:
+      amountSats > config.refunds.approvalThresholdSats
+        ? ("awaiting_approval" as const)
+        : ("paying" as const),
+    userId: order.userId,
+    chatId: order.chatId,
+    amountSats,
+    destinationKind: destination.destinationKind,
+    destination: destination.destination,
+    invoice: destination.invoice,
+    invoiceExpiresAt: destination.expiresAt,
+  };
+}
+
 /**
  * Open the refund (one per order; a failed or expired one may be opened again). "opened" means this caller owns
  * the next step; otherwise the state of the refund that exists is returned and nothing happens.
@@ -41,17 +64,10 @@ export async function openRefund(
   const { order, destination } = input;
   const amountSats = refundableSats(order);
   if (amountSats === undefined) return "not_refundable";
-  const needsApproval = amountSats > deps.config.refunds.approvalThresholdSats;
+  const opening = refundOpening(deps.config, order, destination, amountSats);
+  const needsApproval = opening.state === "awaiting_approval";
   const outcome = await deps.store.refunds.open({
-    orderId: order.orderId,
-    state: needsApproval ? "awaiting_approval" : "paying",
-    userId: order.userId,
-    chatId: order.chatId,
-    amountSats,
-    destinationKind: destination.destinationKind,
-    destination: destination.destination,
-    invoice: destination.invoice,
-    invoiceExpiresAt: destination.expiresAt,
+    ...opening,
     now: input.now,
     ...(destination.paymentHash ? { paymentHash: destination.paymentHash } : {}),
   });

@@ -9,7 +9,7 @@ import {
   MAX_DESTINATION_LENGTH,
   resolveDestination,
 } from "../../services/refund-destination.ts";
-import { openRefund, proceedRefund } from "../../services/refunds.ts";
+import { openRefund, proceedRefund, refundOpening } from "../../services/refunds.ts";
 
 export const REFUND_CONVERSATION = "refund";
 
@@ -84,15 +84,7 @@ async function submit(
   const amountSats = refundableSats(order) ?? 0;
   const now = await conversation.now();
   const draft: RefundRecord = {
-    orderId: order.orderId,
-    state: amountSats > deps.config.refunds.approvalThresholdSats ? "awaiting_approval" : "paying",
-    userId: order.userId,
-    chatId: order.chatId,
-    amountSats,
-    destinationKind: destination.destinationKind,
-    destination: destination.destination,
-    invoice: destination.invoice,
-    invoiceExpiresAt: destination.expiresAt,
+    ...refundOpening(deps.config, order, destination, amountSats),
     attempt: 1,
     createdAt: now,
     updatedAt: now,
