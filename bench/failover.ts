@@ -3,7 +3,7 @@ import { createTranslator } from "../src/i18n/index.ts";
 import { startTelegramEmulator } from "../src/local/telegram-emulator/index.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { renderStatusCard } from "../src/orders/index.ts";
-import { createStore } from "../src/store/index.ts";
+import { createStore, keys } from "../src/store/index.ts";
 import { intOption } from "./lib/args.ts";
 import { spawnChild } from "./lib/child.ts";
 import { startBenchRedis } from "./lib/redis.ts";
@@ -128,23 +128,49 @@ async function main(): Promise<void> {
 
     const report = await sending;
     const journeyResults = await journeys;
-    const deadline = performance.now() + 120_000;
-    while (delivered() < orders.length * (MESSAGES_PER_ORDER - 1) && performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    // Deliveries retried with backoff may land late: wait until every order is shown complete, or until nothing
+    // has moved for 20 s (3 min at most). What is missing then is lost.
+    const tally = () => {
+      const missing: number[] = [];
+      let duplicated = 0;
+      for (const synthetic of orders) {
+        const messages = tg.user({ id: synthetic.userId, first_name: "Ada" }).messages();
+        if (!messages[0]?.text?.includes("Completed") || messages.length < MESSAGES_PER_ORDER)
+          missing.push(synthetic.index);
+        if (messages.length > MESSAGES_PER_ORDER) duplicated += 1;
+      }
+      return { missing, duplicated };
+    };
+    const deadline = performance.now() + 180_000;
+    let lastCount = -1;
+    let lastMove = performance.now();
+    let settledAt = performance.now();
+    for (;;) {
+      const count = delivered();
+      if (count !== lastCount) {
+        lastCount = count;
+        lastMove = performance.now();
+      }
+      if (count >= orders.length * (MESSAGES_PER_ORDER - 1) && tally().missing.length === 0) break;
+      if (performance.now() - lastMove > 20_000 || performance.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      settledAt = performance.now();
     }
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     clearInterval(sampler);
     const finishedAt = performance.now();
-
-    let lost = 0;
-    let duplicated = 0;
-    for (const synthetic of orders) {
-      const user = tg.user({ id: synthetic.userId, first_name: "Ada" });
-      const messages = user.messages();
-      const card = messages[0];
-      if (!card?.text?.includes("Completed") || messages.length < MESSAGES_PER_ORDER) lost += 1;
-      if (messages.length > MESSAGES_PER_ORDER) duplicated += 1;
-    }
+    const { missing, duplicated } = tally();
+    const lost = missing.length;
+    // What the bot's own records say of the orders whose notifications never came (diagnosis).
+    const lostDetail = await Promise.all(
+      missing.slice(0, 5).map(async (index) => {
+        const synthetic = orders[index];
+        const order = synthetic ? await store.orders.get(synthetic.orderId) : undefined;
+        const outbox = synthetic ? await bench.redis.llen(`events:outbox:${synthetic.orderId}`) : 0;
+        const cursor = synthetic ? await bench.redis.get(`events:outbox:${synthetic.orderId}:cursor`) : null;
+        return `order ${synthetic?.orderId}: stage ${order?.stage}, outbox ${outbox}, cursor ${cursor}`;
+      }),
+    );
     const completedJourneys = journeyResults.filter((result) => result.ok);
     const reference = completedJourneys[0]?.messages;
     const journeyMismatch = completedJourneys.filter((result) => result.messages !== reference).length;
@@ -194,10 +220,23 @@ async function main(): Promise<void> {
           return `${num(s.p50 / 1000, 1)} s / ${num(s.p99 / 1000, 1)} s`;
         })(),
       ],
+      ["last notification after the burst began", `${num((settledAt - started) / 1000, 1)} s`],
       ["wall time", `${num((finishedAt - started) / 1000, 1)} s`],
       ["error log lines (all processes)", errors.reduce((total, entry) => total + entry.count, 0)],
     ];
-    const failures = journeyResults.flatMap((result) => (result.ok ? [] : [result.error ?? "failed"]));
+    const failures = await Promise.all(
+      journeyResults.flatMap((result, index) => {
+        if (result.ok) return [];
+        const chat = String(70_000 + index);
+        return [
+          (async () => {
+            const queued = await bench.redis.llen(keys.updateQueue(chat));
+            const lease = await bench.redis.get(keys.updateLease(chat));
+            return `${result.error ?? "failed"} [inbox: ${queued} queued, lease ${lease ?? "none"}]`;
+          })(),
+        ];
+      }),
+    );
     process.stdout.write(
       [
         "## Losing a web process and the worker under load",
@@ -207,6 +246,7 @@ async function main(): Promise<void> {
         table(["", "measured"], rows),
         "",
         ...failures.slice(0, 5),
+        ...lostDetail,
         ...errors.flatMap((entry) => entry.samples).slice(0, 5),
         "",
       ].join("\n"),

@@ -15,6 +15,9 @@ import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types
  * `transition()` → the notification outbox → a delivery job. It only touches Redis (plus a rare API lookup), so a
  * single worker at concurrency 1 keeps up with bursts while applying every order's events in arrival order.
  */
+/** Stages that mean the user's payment arrived (a payout or a purchase that got this far was paid). */
+const PAID_STAGES: ReadonlySet<string> = new Set(["payout_sent", "completed"]);
+
 export type IngestJobData =
   | { kind: "webhook"; envelope: WebhookEnvelope; receivedAt: string; refs?: EventRefs }
   | {
@@ -88,6 +91,11 @@ export function createIngestProcessor(deps: IngestDeps) {
       return "unknown_order";
     }
     const { order } = result;
+    // A paid stage reached with "payment received" never shown (its event's ingest died between transition() and
+    // the record, or both webhooks were lost and the reconciler found the order done): show that stage first, so
+    // every stage that happened reaches the user once and in order.
+    if (PAID_STAGES.has(order.stage))
+      await deps.outbox.record({ orderId, stage: "payment_received" }, { onlyAfter: "awaiting_payment" });
     // Blocks the check did not see one by one (two mined between polls) are still shown, each in order.
     for (const step of confirmationSteps(result.previousConfirmations, order)) await deps.outbox.record(step);
     // Record even when `changed` is false: a retry after a crash between transition() and here must still

@@ -45,7 +45,8 @@ const BASELINE_KEY = snapshotKey({ stage: BASELINE_STAGE });
 // in-memory stand-in (which has no cjson). A tail written by an earlier version (cjson's field order) is decoded.
 //   ARGV[1] the entry's head '{"stage":"<stage>","key":<key as a JSON string>,'   ARGV[2] the rest of its fields
 //   ARGV[3] '1' when this state is the baseline   ARGV[4] the baseline stage   ARGV[5] TTL   ARGV[6] the stage
-//   ARGV[7] the raw key (for an earlier version's tail)
+//   ARGV[7] the raw key (for an earlier version's tail)   ARGV[8] '' or a stage the tail must be at (a filled-in
+//   earlier stage is appended only right after that one, never behind a later state)
 const RECORD = new LuaScript(`
 local length = redis.call('LLEN', KEYS[1])
 local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -62,7 +63,7 @@ if tail then
     same = decoded.key == ARGV[7]
   end
 end
-if same then return {0, length > cursor and 1 or 0} end
+if same or (ARGV[8] ~= '' and tailStage ~= ARGV[8]) then return {0, length > cursor and 1 or 0} end
 local notify = 'false'
 if tailStage ~= ARGV[6] then notify = 'true' end
 local entry = ARGV[1] .. '"seq":' .. (length + 1) .. ',"notify":' .. notify .. ',"from":"' .. tailStage .. '",' .. ARGV[2] .. '}'
@@ -97,6 +98,7 @@ export class Outbox {
       OrderRecord,
       "orderId" | "stage" | "confirmations" | "txid" | "payoutReference" | "failureReason"
     >,
+    options: { onlyAfter?: OrderStage } = {},
   ): Promise<{ appended: boolean; pending: boolean }> {
     const key = snapshotKey(order);
     const fields = {
@@ -117,6 +119,7 @@ export class Outbox {
         OUTBOX_TTL_SECONDS,
         order.stage,
         key,
+        options.onlyAfter ?? "",
       ],
     )) as [number, number];
     return { appended: appended === 1, pending: pending === 1 };

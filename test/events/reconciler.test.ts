@@ -41,7 +41,11 @@ describe("the reconciler", () => {
     const [card, ...notifications] = chatTexts(placed.user);
     expect(card).toMatch(/Completed/);
     expect(card).toMatch(/Payout reference: \S+/);
-    expect(notifications).toEqual([expect.stringMatching(/delivered to/)]);
+    // Both stages it went through, in order: the payment, then the payout.
+    expect(notifications).toEqual([
+      expect.stringMatching(/Payment received/),
+      expect.stringMatching(/delivered to/),
+    ]);
     // Paid, not expired, although its expiry has passed.
     expect((await h.store.orders.get(placed.order.orderId))?.stage).toBe("completed");
     h.clock.offsetMs = 0;
@@ -119,7 +123,8 @@ describe("the reconciler", () => {
     await settled(h, [placed.order.orderId]);
     expect(await h.pipeline.recheckOrder("00000-0000")).toBe("unknown_order");
     expect(await h.pipeline.recheckOrder(placed.order.orderId)).toBe("unchanged");
-    expect(chatTexts(placed.user)).toHaveLength(2);
+    // The card, then "payment received" and "delivered": nothing more from the second re-check.
+    expect(chatTexts(placed.user)).toHaveLength(3);
   });
 });
 
