@@ -232,7 +232,11 @@ async function main(): Promise<void> {
           (async () => {
             const queued = await bench.redis.llen(keys.updateQueue(chat));
             const lease = await bench.redis.get(keys.updateLease(chat));
-            return `${result.error ?? "failed"} [inbox: ${queued} queued, lease ${lease ?? "none"}]`;
+            const atTelegram = tg.pendingUpdates().filter((update) => {
+              const from = update.message?.chat.id ?? update.callback_query?.from.id;
+              return String(from) === chat;
+            }).length;
+            return `${result.error ?? "failed"} [inbox: ${queued} queued, lease ${lease ?? "none"}; ${atTelegram} undelivered at Telegram]`;
           })(),
         ];
       }),

@@ -30,14 +30,18 @@ export class EventDeduper {
     private readonly ttlSeconds = 7 * 24 * 3600,
   ) {}
 
-  /** True the first time this identity is claimed within the TTL (SET NX EX). */
-  async claim(digest: string): Promise<boolean> {
-    const result = await this.redis.set(eventKeys.dedupe(digest), "1", "EX", this.ttlSeconds, "NX");
-    return result === "OK";
+  /** Whether this identity was queued before (within the TTL). */
+  async seen(digest: string): Promise<boolean> {
+    return (await this.redis.exists(eventKeys.dedupe(digest))) === 1;
   }
 
-  /** Undo a claim whose event could not be queued, so the sender's retry is accepted. */
-  async release(digest: string): Promise<void> {
-    await this.redis.del(eventKeys.dedupe(digest));
+  /**
+   * Remember an identity once its event is queued. Recorded only after the queue has it: a process killed between
+   * the two leaves no mark, so the sender's retry is queued again (the job id makes that add a no-op while the job
+   * exists, and ingest is idempotent after it ran). A mark taken before queueing would turn that retry into a
+   * "duplicate" and lose the event.
+   */
+  async remember(digest: string): Promise<void> {
+    await this.redis.set(eventKeys.dedupe(digest), "1", "EX", this.ttlSeconds);
   }
 }

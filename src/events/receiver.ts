@@ -81,7 +81,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
 
     const identity = dedupeIdentity(envelope.event, envelope.data);
     const digest = identity ? dedupeDigest(identity) : undefined;
-    if (digest && !(await deps.deduper.claim(digest))) {
+    if (digest && (await deps.deduper.seen(digest))) {
       count(envelope.event, "duplicate");
       return answer(200, { status: "duplicate" });
     }
@@ -92,10 +92,11 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
       ...(parsed.refs ? { refs: parsed.refs } : {}),
     };
     try {
+      // Add-once by job id: two deliveries of one event racing here make one job.
       await deps.ingest.add("webhook", job, digest ? { jobId: `wh-${digest}` } : {});
+      if (digest) await deps.deduper.remember(digest);
     } catch (error) {
-      // Not queued: forget the claim and let the sender retry (a 5xx is what makes it retry).
-      if (digest) await deps.deduper.release(digest).catch(() => undefined);
+      // Not queued (or not remembered): a 5xx makes the sender retry, and the retry is queued again.
       count(envelope.event, "error");
       logger.error({ err: error, event: envelope.event }, "webhook could not be queued");
       return answer(503, { status: "error", message: "temporarily unavailable" });
