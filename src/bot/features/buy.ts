@@ -76,9 +76,14 @@ export function buyComposer(): Composer<BotContext> {
     }
     await ctx.answerCallbackQuery({ text: ctx.t("buy:toast.simulating") });
     try {
-      // A simulated pay-in is a money action in the sandbox too: once per order, never repeated on failure.
-      await runOnce(deps.redis, "simulate", orderId, () =>
-        deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "NGN", amount: order.pay.amount }),
+      // A simulated pay-in is a money action in the sandbox too: once per order, never repeated on failure. A press
+      // whose process died mid-call is taken over: the sandbox refuses to pay a quote twice ("Quote already paid").
+      await runOnce(
+        deps.redis,
+        "simulate",
+        orderId,
+        () => deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "NGN", amount: order.pay.amount }),
+        { ...(deps.processes ? { processes: deps.processes } : {}), takeover: true },
       );
       await deps.redis.set(`idem:simulate:${orderId}:done`, "1", "EX", 7 * 24 * 3600);
       await ctx.reply(

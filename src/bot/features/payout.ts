@@ -93,8 +93,14 @@ export function payoutComposer(): Composer<BotContext> {
     }
     await ctx.answerCallbackQuery({ text: ctx.t("payout:simulate.started") });
     try {
-      await runOnce(deps.redis, "simulate", orderId, () =>
-        deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" }),
+      // A press whose process died mid-call may be taken over: the sandbox refuses a second payment of a quote
+      // ("Quote already paid"), so running it again is safe and the user is never left with a dead button.
+      await runOnce(
+        deps.redis,
+        "simulate",
+        orderId,
+        () => deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" }),
+        { ...(deps.processes ? { processes: deps.processes } : {}), takeover: true },
       );
       await dropPressedButton(ctx);
     } catch (error) {
