@@ -9,7 +9,7 @@ import { spawnChild } from "./lib/child.ts";
 import { startBenchRedis } from "./lib/redis.ts";
 import { machineLine, num, progress, summarize, table, writeResults } from "./lib/report.ts";
 import { startSandboxProcess } from "./lib/sandbox-process.ts";
-import { type BotProcess, startBotProcess } from "./scale/bot-process.ts";
+import { type BotProcess, startBotProcess, webhookDeploymentEnv } from "./scale/bot-process.ts";
 import { journey } from "./scale/journey.ts";
 import { startRoundRobinProxy } from "./scale/proxy.ts";
 import { orderRecord, syntheticOrders } from "./webhooks/events.ts";
@@ -43,21 +43,12 @@ async function main(): Promise<void> {
   });
   const proxy = await startRoundRobinProxy();
   const sender = spawnChild(new URL("./webhooks/sender-child.ts", import.meta.url).pathname);
-  const env = {
-    BOT_TOKEN: tg.token,
-    TELEGRAM_API_ROOT: tg.apiRoot,
-    TELEGRAM_THROTTLE: "false",
-    // Simulated users have no think time: flood control runs but never trips.
-    USER_RATE_LIMIT: "1000000/10",
-    BOT_MODE: "webhook",
-    PUBLIC_URL: proxy.url,
-    TELEGRAM_WEBHOOK_SECRET: "failover-bench-secret",
-    PAYOUT_API_BASE_URL: sandbox.baseUrl,
-    PAYOUT_API_KEY: sandbox.apiKey,
-    PAYOUT_WEBHOOK_SECRET: sandbox.webhookSecret,
-    PAYOUT_ENV: "sandbox",
-    REDIS_URL: bench.server.url,
-  };
+  const env = webhookDeploymentEnv({
+    telegram: tg,
+    sandbox,
+    publicUrl: proxy.url,
+    redisUrl: bench.server.url,
+  });
   const processes: BotProcess[] = [];
   try {
     // Confirmed orders with their status cards on screen, as the bot leaves them at Confirm.

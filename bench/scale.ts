@@ -3,7 +3,7 @@ import { intOption, stringOption } from "./lib/args.ts";
 import { startBenchRedis } from "./lib/redis.ts";
 import { machineLine, num, progress, summarize, table, writeResults } from "./lib/report.ts";
 import { startSandboxProcess } from "./lib/sandbox-process.ts";
-import { type BotProcess, startBotProcess } from "./scale/bot-process.ts";
+import { type BotProcess, startBotProcess, webhookDeploymentEnv } from "./scale/bot-process.ts";
 import { journey, UPDATES_PER_JOURNEY } from "./scale/journey.ts";
 import { startRoundRobinProxy } from "./scale/proxy.ts";
 
@@ -99,21 +99,12 @@ async function run(processCount: number): Promise<RunResult> {
   const sandbox = sandboxProcess.address;
   const tg = await startTelegramEmulator({ defaultTimeoutMs: 120_000, callbackAnswerTimeoutMs: 60_000 });
   const proxy = await startRoundRobinProxy();
-  const env = {
-    BOT_TOKEN: tg.token,
-    TELEGRAM_API_ROOT: tg.apiRoot,
-    TELEGRAM_THROTTLE: "false",
-    // Simulated users have no think time: flood control runs but never trips.
-    USER_RATE_LIMIT: "1000000/10",
-    BOT_MODE: "webhook",
-    PUBLIC_URL: proxy.url,
-    TELEGRAM_WEBHOOK_SECRET: "scale-bench-secret",
-    PAYOUT_API_BASE_URL: sandbox.baseUrl,
-    PAYOUT_API_KEY: sandbox.apiKey,
-    PAYOUT_WEBHOOK_SECRET: sandbox.webhookSecret,
-    PAYOUT_ENV: "sandbox",
-    REDIS_URL: bench.server.url,
-  };
+  const env = webhookDeploymentEnv({
+    telegram: tg,
+    sandbox,
+    publicUrl: proxy.url,
+    redisUrl: bench.server.url,
+  });
   const bots: BotProcess[] = [];
   try {
     bots.push(await startBotProcess({ role: "worker", env }));

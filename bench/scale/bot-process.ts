@@ -21,6 +21,34 @@ export interface BotProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * The environment of a bench deployment in webhook mode: Telegram (the emulator) pushes to `publicUrl` (the proxy),
+ * the payout API is the bench sandbox, all processes share one Redis.
+ */
+export function webhookDeploymentEnv(input: {
+  telegram: { token: string; apiRoot: string };
+  sandbox: { baseUrl: string; apiKey: string; webhookSecret: string };
+  publicUrl: string;
+  redisUrl: string;
+}): Record<string, string> {
+  return {
+    BOT_TOKEN: input.telegram.token,
+    TELEGRAM_API_ROOT: input.telegram.apiRoot,
+    // The emulator has no flood limits here: the bench measures CPU, not Telegram's pacing.
+    TELEGRAM_THROTTLE: "false",
+    // Simulated users have no think time: flood control runs but never trips.
+    USER_RATE_LIMIT: "1000000/10",
+    BOT_MODE: "webhook",
+    PUBLIC_URL: input.publicUrl,
+    TELEGRAM_WEBHOOK_SECRET: "bench-deployment-secret",
+    PAYOUT_API_BASE_URL: input.sandbox.baseUrl,
+    PAYOUT_API_KEY: input.sandbox.apiKey,
+    PAYOUT_WEBHOOK_SECRET: input.sandbox.webhookSecret,
+    PAYOUT_ENV: "sandbox",
+    REDIS_URL: input.redisUrl,
+  };
+}
+
 export async function startBotProcess(options: {
   role: "web" | "worker";
   env: Record<string, string>;
