@@ -2,6 +2,7 @@ import { Composer } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BotContext } from "../../src/bot/context.ts";
 import { allFeatures } from "../../src/bot/features/index.ts";
+import { CALLBACK_PREFIXES } from "../support/callback-prefixes.ts";
 import { captureLog } from "../support/log-capture.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { pressAndEdit, startSend, typeAndRead } from "./payout-support.ts";
@@ -9,35 +10,6 @@ import { pressAndEdit, startSend, typeAndRead } from "./payout-support.ts";
 const STALE = "This button belongs to an older screen. Use /start for the menu.";
 /** The payout flow's own stale toast (an order-shaped id that is no order of this user). */
 const PAYOUT_STALE = "This button belongs to an earlier step. Use the latest message, or /cancel.";
-
-/** Every callback-data prefix the bot has ever drawn buttons with. */
-const PREFIXES = [
-  "menu",
-  "lang",
-  "cancel",
-  "po-c",
-  "po-m",
-  "po-n",
-  "po-b",
-  "po-z",
-  "po-a",
-  "po-ok",
-  "po-sim",
-  "po-save",
-  "buy",
-  "hist",
-  "rcp",
-  "st",
-  "price",
-  "nl",
-  "lnk",
-  "apv",
-  "alr",
-  "wd",
-  "bc",
-  "order",
-  "clock",
-];
 
 /** Data no button of ours ever carries: bad numbers, extra fields, wrong id shapes, 64 bytes of junk. */
 function forgedFor(prefix: string): string[] {
@@ -101,7 +73,7 @@ describe("bounded input", () => {
     const user = stack.tg.user({ id: 71_002, first_name: "Forger", language_code: "en" });
     await user.send("/start");
     const menu = await user.nextMessage({ match: /./ });
-    const datas = ["hist:page:1e309", ...PREFIXES.flatMap(forgedFor)];
+    const datas = ["hist:page:1e309", ...CALLBACK_PREFIXES.flatMap(forgedFor)];
     const presses = [];
     for (const data of datas) {
       const press = await user.pressData(menu, data);

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LOCALES_DIR, flattenKeys, loadResources } from "../../src/i18n/index.ts";
+import { CALLBACK_PREFIXES } from "../support/callback-prefixes.ts";
 import { captureLog } from "../support/log-capture.ts";
 import type { GroupDriver, UserDriver } from "../support/telegram-driver.ts";
 import { type OpsStack, startOpsStack } from "./admin-stack.ts";
@@ -19,33 +20,6 @@ const RANDOM_INPUTS = 2_000;
 const BURST = 8;
 const RUNNERS = 4;
 
-const PREFIXES = [
-  "menu",
-  "lang",
-  "cancel",
-  "po-c",
-  "po-m",
-  "po-n",
-  "po-b",
-  "po-z",
-  "po-a",
-  "po-ok",
-  "po-sim",
-  "po-save",
-  "buy",
-  "hist",
-  "rcp",
-  "st",
-  "price",
-  "nl",
-  "lnk",
-  "apv",
-  "alr",
-  "wd",
-  "bc",
-  "order",
-  "clock",
-];
 /** Every key path of the English resources ("quote.title"), as a whole token: a key shown untranslated. */
 const english = loadResources(DEFAULT_LOCALES_DIR).en ?? {};
 const NAMESPACES = Object.keys(english);
@@ -183,11 +157,11 @@ const command = fc.oneof(
 const forged = fc
   .oneof(
     fc
-      .tuple(fc.constantFrom(...PREFIXES), fc.string({ unit: "grapheme", maxLength: 50 }))
+      .tuple(fc.constantFrom(...CALLBACK_PREFIXES), fc.string({ unit: "grapheme", maxLength: 50 }))
       .map(([prefix, tail]) => `${prefix}:${tail}`),
     fc
       .tuple(
-        fc.constantFrom(...PREFIXES),
+        fc.constantFrom(...CALLBACK_PREFIXES),
         fc.constantFrom("page", "view", "again", "send", "del", "delok", "keep", "speed", "confirm"),
         fc.constantFrom("-1", "1e309", "NaN", "Infinity", "0x1", "00", "99999999999", "1.5", "", "a:b"),
       )

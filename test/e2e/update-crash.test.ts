@@ -5,7 +5,7 @@ import { startTelegramEmulator, type TelegramEmulator } from "../../src/local/te
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
 import { keys } from "../../src/store/index.ts";
 import { testRedisUrl } from "../support/redis.ts";
-import { type SpawnedBot, spawnBot, stopAllBots } from "../support/spawn-bot.ts";
+import { type SpawnedBot, spawnBot, spawnedBotEnv, stopAllBots } from "../support/spawn-bot.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import { buttons, confirmQuote, nigerianRecipient, quoteFor } from "./payout-support.ts";
 
@@ -40,20 +40,7 @@ describe("an update in flight when the process is killed", () => {
 
   const start = async (): Promise<SpawnedBot> => {
     const bot = spawnBot({
-      env: {
-        NODE_ENV: "test",
-        BOT_TOKEN: tg.token,
-        TELEGRAM_API_ROOT: tg.apiRoot,
-        PAYOUT_API_BASE_URL: sandbox.baseUrl,
-        PAYOUT_API_KEY: sandbox.apiKey,
-        PAYOUT_WEBHOOK_SECRET: sandbox.webhookSecret,
-        PAYOUT_ENV: "sandbox",
-        REDIS_URL: testRedisUrl(),
-        HOST: "127.0.0.1",
-        PORT: "0",
-        LOG_LEVEL: "info",
-        LOG_FORMAT: "json",
-      },
+      env: spawnedBotEnv({ tg, sandbox, redisUrl: testRedisUrl() }),
     });
     await bot.waitForLog(/bot started/, { timeoutMs: 30_000 });
     return bot;

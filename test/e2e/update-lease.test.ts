@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTelegramEmulator, type TelegramEmulator } from "../../src/local/telegram-emulator/index.ts";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
 import { testRedisUrl } from "../support/redis.ts";
-import { type SpawnedBot, spawnBot, stopAllBots } from "../support/spawn-bot.ts";
+import { type SpawnedBot, spawnBot, spawnedBotEnv, stopAllBots } from "../support/spawn-bot.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import { nigerianRecipient, quoteFor } from "./payout-support.ts";
 
@@ -69,23 +69,10 @@ describe("one chat's updates at two processes", () => {
 
   const start = async (name: "a" | "b", lease: "on" | "off"): Promise<SpawnedBot> => {
     const bot = spawnBot({
-      env: {
-        NODE_ENV: "test",
-        BOT_TOKEN: tg.token,
-        TELEGRAM_API_ROOT: tg.apiRoot,
-        BOT_MODE: "webhook",
-        PUBLIC_URL: proxyUrl,
-        PAYOUT_API_BASE_URL: sandbox.baseUrl,
-        PAYOUT_API_KEY: sandbox.apiKey,
-        PAYOUT_WEBHOOK_SECRET: sandbox.webhookSecret,
-        PAYOUT_ENV: "sandbox",
-        REDIS_URL: testRedisUrl(),
-        HOST: "127.0.0.1",
-        PORT: "0",
-        LOG_LEVEL: "info",
-        LOG_FORMAT: "json",
-        UPDATE_LEASE: lease,
-      },
+      env: spawnedBotEnv(
+        { tg, sandbox, redisUrl: testRedisUrl() },
+        { BOT_MODE: "webhook", PUBLIC_URL: proxyUrl, UPDATE_LEASE: lease },
+      ),
     });
     const started = await bot.waitForLog(/bot started/, { timeoutMs: 30_000 });
     targets[name] = String(started.http);

@@ -186,3 +186,32 @@ export function spawnBot(options: SpawnBotOptions = {}): SpawnedBot {
 export async function stopAllBots(): Promise<void> {
   await Promise.all([...running].map((bot) => bot.kill("SIGKILL", { timeoutMs: 5_000 })));
 }
+
+/**
+ * The environment of a spawned production-shaped bot against this test's Telegram emulator, sandbox and Redis
+ * database (JSON logs at info, so tests can wait for "bot started"); `extra` adds or overrides variables.
+ */
+export function spawnedBotEnv(
+  outside: {
+    tg: { token: string; apiRoot: string };
+    sandbox: { baseUrl: string; apiKey: string; webhookSecret: string };
+    redisUrl: string;
+  },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    NODE_ENV: "test",
+    BOT_TOKEN: outside.tg.token,
+    TELEGRAM_API_ROOT: outside.tg.apiRoot,
+    PAYOUT_API_BASE_URL: outside.sandbox.baseUrl,
+    PAYOUT_API_KEY: outside.sandbox.apiKey,
+    PAYOUT_WEBHOOK_SECRET: outside.sandbox.webhookSecret,
+    PAYOUT_ENV: "sandbox",
+    REDIS_URL: outside.redisUrl,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "info",
+    LOG_FORMAT: "json",
+    ...extra,
+  };
+}
