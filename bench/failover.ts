@@ -195,6 +195,10 @@ async function main(): Promise<void> {
       ],
       ["orders with a notification lost", lost],
       ["orders with a notification twice", duplicated],
+      [
+        "notifications in flight at the kill, not sent again",
+        processes.reduce((total, bot) => total + bot.notRepeated(), 0),
+      ],
       ["journeys completed", `${completedJourneys.length}/${USERS}`],
       ["journeys with another message count", journeyMismatch],
       ["quotes at the payout API (one per journey)", `${quotes}/${USERS}`],
@@ -227,7 +231,13 @@ async function main(): Promise<void> {
               const from = update.message?.chat.id ?? update.callback_query?.from.id;
               return String(from) === chat;
             }).length;
-            return `${result.error ?? "failed"} [inbox: ${queued} queued, lease ${lease ?? "none"}; ${atTelegram} undelivered at Telegram]`;
+            const calls = tg
+              .calls()
+              .filter((call) => String(call.params.chat_id ?? "") === chat)
+              .slice(-4)
+              .map((call) => `${call.method}@${call.at}`)
+              .join(", ");
+            return `${result.error ?? "failed"} [inbox: ${queued} queued, lease ${lease ?? "none"}; ${atTelegram} undelivered at Telegram; last calls: ${calls}]`;
           })(),
         ];
       }),

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../src/local/redis-server.ts";
 
@@ -15,6 +15,8 @@ export interface BotProcess {
   pid: number;
   /** error- and fatal-level log lines so far, and the first few of them. */
   errors(): { count: number; samples: string[] };
+  /** Notifications found in flight after a crash and not sent again (their log lines). */
+  notRepeated(): number;
   /** user + system CPU seconds of the process so far (Linux /proc). */
   cpuSeconds(): number;
   kill(): void;
@@ -69,15 +71,20 @@ export async function startBotProcess(options: {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let errors = 0;
+  let notRepeated = 0;
   let started = false;
   const samples: string[] = [];
   let buffered = "";
+  // BENCH_LOG_DIR keeps every line each process printed (<dir>/<role>-<pid>.log), for diagnosing a run.
+  const logFile = process.env.BENCH_LOG_DIR ? `${process.env.BENCH_LOG_DIR}/${options.role}-${child.pid}.log` : "";
   const onOutput = (chunk: Buffer) => {
+    if (logFile) appendFileSync(logFile, chunk);
     buffered += chunk.toString();
     const lines = buffered.split("\n");
     buffered = lines.pop() ?? "";
     for (const line of lines) {
       if (/"msg":"(bot started|events worker started)"/.test(line)) started = true;
+      if (line.includes("not sent again")) notRepeated += 1;
       if (/"level":(50|60)/.test(line) || /^\s*(Error|TypeError)\b/.test(line)) {
         errors += 1;
         if (samples.length < 5) samples.push(line.slice(0, 400));
@@ -102,6 +109,7 @@ export async function startBotProcess(options: {
     port,
     pid,
     errors: () => ({ count: errors, samples: [...samples] }),
+    notRepeated: () => notRepeated,
     cpuSeconds() {
       try {
         const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];

@@ -1,7 +1,8 @@
+import { GrammyError, HttpError } from "grammy";
 import type { Redis } from "ioredis";
 import { intlLocale, type LanguageCode, type Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
-import type { ProcessRegistry, Store, UserRecord } from "../store/index.ts";
+import type { OrderRecord, ProcessRegistry, Store, UserRecord } from "../store/index.ts";
 import { eventKeys } from "./keys.ts";
 import { tryLock } from "./lock.ts";
 import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
@@ -36,6 +37,8 @@ export interface DeliveryDeps {
   processes?: ProcessRegistry;
   /** How long a delivery waits before trying again when another worker holds the order's lock. */
   lockRetryMs?: number;
+  /** A notification that was in flight when a process died was not sent again (metrics). */
+  onNotificationNotRepeated?: () => void;
 }
 
 export function createDeliveryProcessor(deps: DeliveryDeps) {
@@ -68,7 +71,10 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
   async function deliver(orderId: string): Promise<string> {
     // The outbox and the order in one round trip (an up-to-date outbox is the rare case); the owner's record needs
     // the order, and is read once: languageOf gets it rather than reading it again.
-    const [{ entries }, found] = await Promise.all([outbox.pending(orderId), store.orders.get(orderId)]);
+    const [{ entries, sending }, found] = await Promise.all([
+      outbox.pending(orderId),
+      store.orders.get(orderId),
+    ]);
     let order = found;
     const last = entries[entries.length - 1];
     if (!last) return "up_to_date";
@@ -103,7 +109,13 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       if (order.stage === "expired" && order.confirmedAt) await notifier.clearQuoteButtons(order);
       for (const entry of entries) {
         if (entry.notify && !(entry.stage === "expired" && unconfirmedExpiry)) {
-          await notifier.notify(order, entry.stage, view);
+          if (entry.seq === sending) {
+            // The delivery before this one died while Telegram had this message: it may be on the user's screen
+            // already, and the Bot API cannot tell. Sending it again could show it twice; the card above, edited
+            // in place, already shows the stage.
+            logger.info({ orderId, seq: entry.seq }, "notification in flight at a crash; not sent again");
+            deps.onNotificationNotRepeated?.();
+          } else await notifyOnce(order, entry, view);
         }
         if (entry.notify && entry.stage === "failed") await queueAlert(failureAlert(order, entry), entry);
         await outbox.advance(orderId, entry.seq);
@@ -127,6 +139,21 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       return "unreachable";
     }
     return "delivered";
+  }
+
+  /**
+   * Send one stage's notification with a mark set around the call: a process that dies mid-call leaves the mark,
+   * and the next delivery does not send it again. A refusal or a request that never reached Telegram clears it.
+   */
+  async function notifyOnce(order: OrderRecord, entry: OutboxEntry, view: View): Promise<void> {
+    await outbox.markSending(order.orderId, entry.seq);
+    try {
+      await notifier.notify(order, entry.stage, view);
+    } catch (error) {
+      if (error instanceof GrammyError || error instanceof HttpError || error instanceof UnreachableUserError)
+        await outbox.clearSending(order.orderId);
+      throw error;
+    }
   }
 
   /** Alerts are jobs of their own (retried if the hook fails); the id makes a repeated delivery add it once. */

@@ -241,6 +241,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         onAlert: deps.onAlert,
         onPaymentLinkEvent: deps.onPaymentLinkEvent,
         processes,
+        onNotificationNotRepeated: () => deps.metrics?.notifications.inc({ kind: "not_repeated" }),
       });
       await queues.startWorkers({
         ingest,

@@ -6,6 +6,8 @@ export const eventKeys = {
   outbox: (orderId: string) => `events:outbox:${orderId}`,
   /** How many outbox entries have been delivered to the user. */
   outboxCursor: (orderId: string) => `events:outbox:${orderId}:cursor`,
+  /** The outbox entry whose notification is being sent (set before the send, cleared by the cursor's move). */
+  outboxSending: (orderId: string) => `events:outbox:${orderId}:sending`,
   /** Short-lived lock so one delivery at a time talks to an order's chat. */
   orderLock: (orderId: string) => `events:lock:${orderId}`,
   /** KES payment.sent carries only `reference`: remembered from payment.received to find the order. */

@@ -73,18 +73,22 @@ redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
 return {1, 1}
 `);
 
-// The cursor and the entries after it, in one round trip.
+// The cursor, the entries after it and the sending mark, in one round trip.
 const PENDING = new LuaScript(`
 local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')
-return {cursor, redis.call('LRANGE', KEYS[1], cursor, -1)}
+return {cursor, redis.call('LRANGE', KEYS[1], cursor, -1), tonumber(redis.call('GET', KEYS[3]) or '0')}
 `);
 
-// The cursor only moves forward.
+// The cursor only moves forward; moving it settles the entry being sent.
 const ADVANCE = new LuaScript(`
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2])) end
+redis.call('DEL', KEYS[2])
 return 1
 `);
+
+/** A sending mark outlives any delivery; it only has to survive the process that set it. */
+const SENDING_TTL_SECONDS = 24 * 3600;
 
 export class Outbox {
   constructor(private readonly redis: Redis) {}
@@ -125,22 +129,40 @@ export class Outbox {
     return { appended: appended === 1, pending: pending === 1 };
   }
 
-  /** Entries not yet delivered, oldest first, with the cursor they start at. */
-  async pending(orderId: string): Promise<{ cursor: number; entries: OutboxEntry[] }> {
-    const [cursor, raws] = (await PENDING.run(this.redis, [
+  /**
+   * Entries not yet delivered, oldest first, with the cursor they start at. `sending` is the seq of an entry whose
+   * notification was being sent when its delivery stopped without an answer (the process died mid-call), else 0.
+   */
+  async pending(orderId: string): Promise<{ cursor: number; entries: OutboxEntry[]; sending: number }> {
+    const [cursor, raws, sending] = (await PENDING.run(this.redis, [
       eventKeys.outbox(orderId),
       eventKeys.outboxCursor(orderId),
-    ])) as [number, string[]];
+      eventKeys.outboxSending(orderId),
+    ])) as [number, string[], number];
     const entries: OutboxEntry[] = [];
     for (const raw of raws) {
       const parsed = outboxEntrySchema.safeParse(JSON.parse(raw));
       if (parsed.success) entries.push(parsed.data);
     }
-    return { cursor, entries };
+    return { cursor, entries, sending: Number(sending) };
+  }
+
+  /** Note that entry `seq`'s notification is about to be sent (a crash during the send leaves the mark). */
+  async markSending(orderId: string, seq: number): Promise<void> {
+    await this.redis.set(eventKeys.outboxSending(orderId), seq, "EX", SENDING_TTL_SECONDS);
+  }
+
+  /** The send was answered with a refusal or never left: nothing reached the chat, a retry may send it. */
+  async clearSending(orderId: string): Promise<void> {
+    await this.redis.del(eventKeys.outboxSending(orderId));
   }
 
   /** Mark entries up to and including `seq` delivered (the cursor only moves forward). */
   async advance(orderId: string, seq: number): Promise<void> {
-    await ADVANCE.run(this.redis, [eventKeys.outboxCursor(orderId)], [seq, OUTBOX_TTL_SECONDS]);
+    await ADVANCE.run(
+      this.redis,
+      [eventKeys.outboxCursor(orderId), eventKeys.outboxSending(orderId)],
+      [seq, OUTBOX_TTL_SECONDS],
+    );
   }
 }

@@ -151,4 +151,37 @@ describe("a bot process killed while payout events arrive", () => {
     expect(Math.max(...landed.values())).toBeLessThan(15_000);
     await second.kill("SIGTERM");
   });
+
+  it("a notification Telegram had when the process died is not sent again", { timeout: 60_000 }, async () => {
+    const first = await start();
+    const placed = await h.placeOrder({ corridor: "NG", userId: 9201 });
+    // The "payment received" message reaches Telegram (the user sees it), and the process dies before it hears
+    // back: the outbox cursor never moved past it.
+    let killed = false;
+    h.tg.faults.add({
+      method: "sendMessage",
+      times: Number.POSITIVE_INFINITY,
+      when: (params) => {
+        if (!killed && Number(params.chat_id) === 9201 && /Payment received/.test(String(params.text))) {
+          killed = true;
+          first.child.kill("SIGKILL");
+        }
+        return false;
+      },
+    });
+    await h.pay(placed);
+    expect((await first.exited).signal).toBe("SIGKILL");
+
+    const second = await start();
+    await eventually(
+      () => chatTexts(placed.user).slice(1).some((text) => /delivered to/.test(text)),
+      "the last notification",
+      25_000,
+    );
+    const [card, ...notifications] = chatTexts(placed.user);
+    expect(card).toMatch(/Completed/);
+    expect(notifications.filter((text) => /Payment received/.test(text))).toHaveLength(1);
+    expect(notifications.filter((text) => /delivered to/.test(text))).toHaveLength(1);
+    await second.kill("SIGTERM");
+  });
 });

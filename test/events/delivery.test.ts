@@ -309,4 +309,23 @@ describe("exactly once, in order", () => {
     const remaining = await h.pipeline.deadLetters.list();
     expect(remaining.filter((letter) => letter.summary.orderId === placed.order.orderId)).toEqual([]);
   });
+
+  it("a notification Telegram refused is sent by the retry (only a crash mid-send leaves it unsent)", async () => {
+    const placed = await h.placeOrder({ corridor: "NG", userId: 3009 });
+    const refusal = h.tg.faults.add({
+      method: "sendMessage",
+      chatId: placed.user.chatId,
+      status: 400,
+      description: "Bad Request: something unexpected",
+      times: 1,
+    });
+    await h.pay(placed);
+    await eventually(async () => (await stageOf(placed.order.orderId)) === "completed", "completed");
+    await settled(h, [placed.order.orderId]);
+    expect(refusal.hits).toBe(1);
+    expect(chatTexts(placed.user).slice(1)).toEqual([
+      expect.stringMatching(/Payment received/),
+      expect.stringMatching(/delivered to/),
+    ]);
+  });
 });
