@@ -76,7 +76,9 @@ export async function startBotProcess(options: {
   const samples: string[] = [];
   let buffered = "";
   // BENCH_LOG_DIR keeps every line each process printed (<dir>/<role>-<pid>.log), for diagnosing a run.
-  const logFile = process.env.BENCH_LOG_DIR ? `${process.env.BENCH_LOG_DIR}/${options.role}-${child.pid}.log` : "";
+  const logFile = process.env.BENCH_LOG_DIR
+    ? `${process.env.BENCH_LOG_DIR}/${options.role}-${child.pid}.log`
+    : "";
   const onOutput = (chunk: Buffer) => {
     if (logFile) appendFileSync(logFile, chunk);
     buffered += chunk.toString();

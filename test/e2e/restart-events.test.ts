@@ -174,7 +174,10 @@ describe("a bot process killed while payout events arrive", () => {
 
     const second = await start();
     await eventually(
-      () => chatTexts(placed.user).slice(1).some((text) => /delivered to/.test(text)),
+      () =>
+        chatTexts(placed.user)
+          .slice(1)
+          .some((text) => /delivered to/.test(text)),
       "the last notification",
       25_000,
     );
