@@ -69,6 +69,8 @@ async function main(): Promise<void> {
           await store.orders.annotate(order.orderId, {
             statusMessageId: sent.message_id,
             confirmedAt: new Date().toISOString(),
+            // Delivered, as the bot records it after sending the card (else the recovery sweep would take it up).
+            deliveredAt: new Date().toISOString(),
           });
         }),
       );

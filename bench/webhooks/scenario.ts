@@ -176,6 +176,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
           await store.orders.annotate(order.orderId, {
             statusMessageId: sent.message_id,
             confirmedAt: new Date().toISOString(),
+            // Delivered, as the bot records it after sending the card (else the recovery sweep would take it up).
+            deliveredAt: new Date().toISOString(),
           });
         }),
       );
