@@ -7,7 +7,15 @@ import { keys } from "../../src/store/index.ts";
 import { testRedisUrl } from "../support/redis.ts";
 import { type SpawnedBot, spawnBot, spawnedBotEnv, stopAllBots } from "../support/spawn-bot.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
-import { buttons, confirmQuote, nigerianRecipient, quoteFor } from "./payout-support.ts";
+import {
+  buttons,
+  confirmQuote,
+  nigerianRecipient,
+  pressAndEdit,
+  quoteFor,
+  startSend,
+  typeAndRead,
+} from "./payout-support.ts";
 
 const TESTNET_ADDRESS = "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx";
 
@@ -69,6 +77,41 @@ describe("an update in flight when the process is killed", () => {
     const status = await user.nextMessage({ match: orderId });
     expect(status.text).toMatch(/Waiting for payment/);
   };
+
+  it("a screen Telegram showed just as the process died is shown again; the first copy's buttons still work", async () => {
+    const first = await start();
+    const user = tg.user({ id: 8303, first_name: "Dayo" });
+    const countries = await startSend(user);
+    await pressAndEdit(user, countries, /Nigeria/, /Which bank/);
+    const results = await typeAndRead(user, "gtb", /Banks matching/);
+    await pressAndEdit(user, results, "GTBANK PLC", /10-digit account number/);
+    // "belongs to" reaches the user, and the process dies before it hears back: the restarted process handles the
+    // account number again and cannot know the first copy arrived, so the user sees the screen twice.
+    let killed = false;
+    tg.faults.add({
+      method: "sendMessage",
+      chatId: user.id,
+      when: (params) => {
+        if (!killed && /belongs to/.test(String(params.text))) {
+          killed = true;
+          first.child.kill("SIGKILL");
+        }
+        return false;
+      },
+    });
+    await user.send("0149200000");
+    const firstCopy = await user.nextMessage({ match: /belongs to/ });
+    expect((await first.exited).signal).toBe("SIGKILL");
+    const second = await start();
+    const secondCopy = await user.nextMessage({ match: /belongs to/ });
+    expect(secondCopy.message_id).toBeGreaterThan(firstCopy.message_id);
+    // The user answers the copy they read first.
+    const amount = await pressAndEdit(user, firstCopy, /Yes, that's them/, /How much/);
+    expect(amount.message_id).toBe(firstCopy.message_id);
+    const card = await quoteFor(user, "10,000");
+    expect(buttons(card).some((text) => /Confirm/.test(text))).toBe(true);
+    await second.kill("SIGTERM");
+  }, 90_000);
 
   it("Confirm while the invoice is being sent: after restart the invoice and the status card arrive once", async () => {
     const first = await start();

@@ -79,6 +79,12 @@ export function fromFailure(failure: ApiFailure): unknown {
 export class FlowIo {
   /** The bot message whose buttons are live. */
   screenId: number | undefined;
+  /**
+   * The screen before the current one was sent as a new message. A bot message between the two that carries this
+   * flow's buttons can only be a copy of the current screen: one Telegram had when a process died, sent again by
+   * the process that handled the update after it.
+   */
+  private previousScreenId: number | undefined;
   private screenHasKeyboard = false;
   private readonly memos = new Map<string, unknown>();
 
@@ -179,9 +185,26 @@ export class FlowIo {
       const sent = await outside.reply(body, other);
       return { id: sent.message_id, keyboard: !!markup };
     });
+    if (shown.id !== this.screenId) this.previousScreenId = this.screenId;
     this.screenId = shown.id;
     if (shown.keyboard !== undefined) this.screenHasKeyboard = shown.keyboard;
     return shown.id;
+  }
+
+  /**
+   * A press on a copy of the current screen (see previousScreenId) is that screen's answer: the copy becomes the
+   * screen (the next step edits the message the user pressed) and the other copy loses its buttons.
+   */
+  private async adoptCopy(pressed: number | undefined, data: string): Promise<boolean> {
+    const current = this.screenId;
+    if (pressed === undefined || current === undefined || pressed >= current) return false;
+    if (pressed <= (this.previousScreenId ?? 0) || !PAYOUT_FLOW_DATA.test(data)) return false;
+    const chatId = this.chatId;
+    await this.telegram(async (outside) => {
+      await outside.api.editMessageReplyMarkup(chatId, current).catch(() => undefined);
+    });
+    this.screenId = pressed;
+    return true;
   }
 
   /**
@@ -195,7 +218,8 @@ export class FlowIo {
       const query = ctx.callbackQuery;
       if (query) {
         const data = query.data ?? "";
-        const onScreen = query.message?.message_id === this.screenId;
+        const pressed = query.message?.message_id;
+        const onScreen = pressed === this.screenId || (await this.adoptCopy(pressed, data));
         const requote = REQUOTE_CALLBACK_PATTERN.exec(data);
         if (onScreen && (PAYOUT_FLOW_DATA.test(data) || (requote && requote[1] === options.requoteOrderId))) {
           const toast = options.toast;
