@@ -46,14 +46,14 @@ function busyChart(): DailyBarsInput {
 }
 
 const input = busyChart();
-for (let i = 0; i < warmup; i += 1) renderDailyBars(input);
+for (let i = 0; i < warmup; i += 1) await renderDailyBars(input);
 progress(`rendering ${renders} charts`);
 const times: number[] = [];
 let png: Buffer = Buffer.alloc(0);
 const cpuStart = process.cpuUsage();
 for (let i = 0; i < renders; i += 1) {
   const started = performance.now();
-  png = renderDailyBars(input);
+  png = await renderDailyBars(input);
   times.push(performance.now() - started);
 }
 const cpu = process.cpuUsage(cpuStart);

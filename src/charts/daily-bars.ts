@@ -1,11 +1,12 @@
-import { existsSync } from "node:fs";
-import { Resvg } from "@resvg/resvg-js";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { initWasm, Resvg } from "@resvg/resvg-wasm";
 
 /**
  * Server-side PNG charts: one bar chart of counts per day — a stacked bar of successes per series (corridor) and
- * a red bar of failures beside it — drawn as a small SVG string here and rasterised by resvg (@resvg/resvg-js:
- * Rust, shipped prebuilt per platform, nothing compiled on install, no canvas or browser). No grammY imports:
- * the bot passes translated labels in and sends the PNG out.
+ * a red bar of failures beside it — drawn as a small SVG string here and rasterised by resvg compiled to
+ * WebAssembly (@resvg/resvg-wasm: one .wasm for every platform, no native module, no optional per-platform
+ * package, no canvas or browser). No grammY imports: the bot passes translated labels in and sends the PNG out.
  */
 export interface DailyBarsInput {
   title: string;
@@ -24,18 +25,36 @@ const PALETTE = ["#2f7ed8", "#1aadce", "#8bbc21", "#f28f43", "#77a1e5", "#910000
 const FAILED_COLOR = "#d64545";
 const MARGIN = { top: 74, right: 24, bottom: 44, left: 48 };
 
-/** A font resvg can use for labels: the first of these present, else the system's fonts. */
+/**
+ * The labels' font: the first of these present (Docker installs fonts-dejavu-core), read once. WebAssembly sees no
+ * system fonts; without any of these files the bars still render, the labels do not.
+ */
 const FONT_FILES = [
   "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
   "/usr/share/fonts/dejavu/DejaVuSans.ttf",
   "/usr/share/fonts/TTF/DejaVuSans.ttf",
-  "/usr/share/fonts/noto/NotoSans-Regular.ttf",
   "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
+  "/usr/share/fonts/noto/NotoSans-Regular.ttf",
 ];
-let fontFile: string | null | undefined;
-function chartFont(): string | null {
-  if (fontFile === undefined) fontFile = FONT_FILES.find((file) => existsSync(file)) ?? null;
-  return fontFile;
+
+interface Renderer {
+  fonts: Uint8Array[];
+  family: string;
+}
+let renderer: Promise<Renderer> | undefined;
+
+/** Instantiate the WebAssembly module and read the font, once per process. */
+function loadRenderer(): Promise<Renderer> {
+  renderer ??= (async () => {
+    const wasm = readFileSync(createRequire(import.meta.url).resolve("@resvg/resvg-wasm/index_bg.wasm"));
+    await initWasm(wasm);
+    const file = FONT_FILES.find((candidate) => existsSync(candidate));
+    return {
+      fonts: file ? [readFileSync(file)] : [],
+      family: file?.includes("Noto") ? "Noto Sans" : "DejaVu Sans",
+    };
+  })();
+  return renderer;
 }
 
 const escapeXml = (value: string): string => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -117,16 +136,17 @@ export function dailyBarsSvg(input: DailyBarsInput): string {
 }
 
 /** The chart as a PNG (8-bit RGBA, CHART_WIDTH × CHART_HEIGHT). */
-export function renderDailyBars(input: DailyBarsInput): Buffer {
-  const font = chartFont();
-  const resvg = new Resvg(dailyBarsSvg(input), {
-    font: font
-      ? {
-          loadSystemFonts: false,
-          fontFiles: [font],
-          defaultFontFamily: font.includes("Noto") ? "Noto Sans" : "DejaVu Sans",
-        }
-      : { loadSystemFonts: true },
-  });
-  return resvg.render().asPng();
+export async function renderDailyBars(input: DailyBarsInput): Promise<Buffer> {
+  const { fonts, family } = await loadRenderer();
+  const resvg = new Resvg(dailyBarsSvg(input), { font: { fontBuffers: fonts, defaultFontFamily: family } });
+  try {
+    const image = resvg.render();
+    try {
+      return Buffer.from(image.asPng());
+    } finally {
+      image.free();
+    }
+  } finally {
+    resvg.free();
+  }
 }

@@ -5,8 +5,8 @@ import { expectChartPng } from "../support/png.ts";
 const days = Array.from({ length: 14 }, (_, day) => `${day + 1}/11`);
 
 describe("daily bar chart", () => {
-  it("renders a busy chart as a PNG under 100 KB", () => {
-    const png = renderDailyBars({
+  it("renders a busy chart as a PNG under 100 KB", async () => {
+    const png = await renderDailyBars({
       title: "Orders per day",
       days,
       series: ["NG", "KE", "ZA", "GH", "NG buys"].map((label, index) => ({
@@ -19,7 +19,7 @@ describe("daily bar chart", () => {
     expectChartPng(png);
   });
 
-  it("renders an empty chart with its note, and labels with markup stay text", () => {
+  it("renders an empty chart with its note, and labels with markup stay text", async () => {
     const input = {
       title: `Links <b>&</b> "orders"`,
       days,
@@ -31,6 +31,6 @@ describe("daily bar chart", () => {
     expect(svg).toContain("Links &#60;b&#62;&#38;&#60;/b&#62; &#34;orders&#34;");
     expect(svg).toContain("No links created in these days.");
     expect(svg).not.toContain("<paid>");
-    expectChartPng(renderDailyBars(input));
+    expectChartPng(await renderDailyBars(input));
   });
 });

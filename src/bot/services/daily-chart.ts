@@ -29,6 +29,6 @@ export async function replyWithChart(
   caption: string,
   filename: string,
 ): Promise<void> {
-  const png = renderDailyBars(chart);
+  const png = await renderDailyBars(chart);
   await ctx.replyWithPhoto(new InputFile(png, filename), { caption, parse_mode: "HTML" });
 }
