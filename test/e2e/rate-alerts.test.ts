@@ -132,3 +132,27 @@ describe("rate alerts", () => {
     expect(await stack.app.store.rateAlerts.list(7302)).toHaveLength(MAX_RATE_ALERTS);
   });
 });
+
+describe("rate alerts on their schedule", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ rateAlertEveryMs: 300 });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("the scheduled check notices the move by itself and notifies in the user's language", async () => {
+    const user = stack.tg.user({ id: 7310, language_code: "fr" });
+    await user.send("/alert GH");
+    await user.nextMessage({ match: "Alerte de cours pour Ghana" });
+    await typeAndRead(user, "1250", /vaudront plus de/);
+    // 1 USD = 13 GHS → 100,000 sats = GH₵ 1,300: above GH₵ 1,250.
+    await setUsdRates(stack, { GHS: 13 });
+    const fired = await user.nextMessage({ match: "Bon cours pour Ghana" });
+    expect(buttons(fired)).toEqual(["💸 Envoyer maintenant", "🔔 Nouvelle alerte"]);
+    await stack.tg.idle();
+    expect(await stack.app.store.rateAlerts.list(7310)).toEqual([]);
+    expect(user.messages().filter((message) => message.text?.includes("Bon cours"))).toHaveLength(1);
+  });
+});
