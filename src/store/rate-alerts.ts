@@ -11,9 +11,9 @@ import { LuaScript } from "./script.ts";
  * and that claim is what sends the one notification. Armed alerts sit in a sorted set per corridor scored by
  * threshold, so a check reads only the crossed ones: ZRANGEBYSCORE -inf (rate — O(log n + crossed).
  */
-export const RATE_ALERT_COUNTRIES = ["NG", "KE", "ZA", "GH"] as const;
+const RATE_ALERT_COUNTRIES = ["NG", "KE", "ZA", "GH"] as const;
 
-export const rateAlertSchema = z.object({
+const rateAlertSchema = z.object({
   id: z.string(),
   userId: z.number().int(),
   country: z.enum(RATE_ALERT_COUNTRIES),

@@ -1,5 +1,6 @@
 import { escapeHtml } from "../../../i18n/index.ts";
 import { formatMoney, isCurrencyCode } from "../../../money/index.ts";
+import type { DailyCorridor } from "../../../store/index.ts";
 import type { BotContext } from "../../context.ts";
 import { CHART_DAYS, chartDays, replyWithChart } from "../../services/daily-chart.ts";
 
@@ -16,8 +17,7 @@ const total = (values: readonly number[]) => values.reduce((sum, value) => sum +
 export async function replyStatsChart(ctx: BotContext, now: number): Promise<void> {
   const { since, labels } = chartDays(now, ctx.locale);
   const corridors = await ctx.deps.store.stats.dailyOrders(since, CHART_DAYS);
-  const label = (entry: (typeof corridors)[number]) =>
-    `${entry.corridor} ${ctx.t(`admin:stats.kind.${entry.kind}`)}`;
+  const label = (entry: DailyCorridor) => `${entry.corridor} ${ctx.t(`admin:stats.kind.${entry.kind}`)}`;
   const failed = labels.map((_, day) => total(corridors.map((entry) => entry.failed[day] ?? 0)));
   const lines = corridors.map((entry) =>
     ctx.t("admin:chart.line", {

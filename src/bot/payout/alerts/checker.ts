@@ -8,7 +8,7 @@ import type { RateAlert, Store } from "../../../store/index.ts";
 import { PriceService, satsValue } from "../../services/price.ts";
 import { ALERT_SATS, firedAlert } from "./render.ts";
 
-export interface RateAlertCheckerDeps {
+interface RateAlertCheckerDeps {
   redis: Redis;
   store: Pick<Store, "rateAlerts">;
   api: Pick<PayoutApi, "getPrice">;
@@ -27,7 +27,7 @@ export interface RateAlertChecker {
   stop(): Promise<void>;
 }
 
-export const RATE_ALERT_EVERY_MS = 60_000;
+const RATE_ALERT_EVERY_MS = 60_000;
 
 /**
  * The scheduled rate-alert check. Each tick, one process (the `ratealerts:tick` claim) fetches one fresh price per

@@ -10,7 +10,7 @@ import { ALERT_SATS, alertMoney, alertSats } from "./render.ts";
 
 export const RATE_ALERT_CONVERSATION = "ratealert";
 
-export interface RateAlertArgs {
+interface RateAlertArgs {
   country: Country;
 }
 
@@ -27,7 +27,7 @@ type Saved = { ok: true; threshold: number } | { ok: false; limit: number };
  * in local money (parseAmount; above today's value, or the alert would fire at once) → armed. One alert per
  * prompt even if the update is handled twice (runOnce on the answer's message).
  */
-export async function rateAlertFlow(
+async function rateAlertFlow(
   conversation: FlowConversation,
   ctx: FlowContext,
   args?: RateAlertArgs,
