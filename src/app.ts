@@ -10,6 +10,7 @@ import { createBot } from "./bot/create-bot.ts";
 import { allFeatures, type Feature } from "./bot/features/index.ts";
 import { createMerchantFeed } from "./bot/features/merchant/index.ts";
 import { createDeliverMissing } from "./bot/features/recovery/index.ts";
+import { createRateAlertChecker, type RateAlertChecker } from "./bot/payout/alerts/checker.ts";
 import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
 import { onRefundWithdrawalEvent } from "./bot/services/refunds.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
@@ -73,6 +74,8 @@ export interface AppOptions {
   accountRefreshMs?: number;
   /** How often batched ops alerts are posted (default 5 s; tests use less). */
   alertFlushMs?: number;
+  /** How often armed rate alerts are checked against fresh prices (default 60 s). */
+  rateAlertEveryMs?: number;
   /** Chats whose updates this process handles at once (default 32). */
   updateConcurrency?: number;
   /**
@@ -95,6 +98,8 @@ export interface App {
   metrics: Metrics;
   events: EventsPipeline;
   alerts: Alerts;
+  /** The scheduled rate-alert check (runs where the queue workers run). */
+  rateAlerts: RateAlertChecker;
   http: HttpServer;
   accountLanguage: AccountLanguage;
   deps: BotDeps;
@@ -220,6 +225,16 @@ export async function createApp(options: AppOptions): Promise<App> {
     processes,
   });
   deps.ops = events;
+  const rateAlerts = createRateAlertChecker({
+    redis,
+    store,
+    api,
+    telegram: bot.api,
+    translator,
+    languageOf: languageResolver(store.users, accountLanguage),
+    logger,
+    everyMs: options.rateAlertEveryMs,
+  });
 
   const role = config.processRole;
   const http = createHttpServer({
@@ -252,6 +267,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     metrics,
     events,
     alerts,
+    rateAlerts,
     http,
     accountLanguage,
     deps,
@@ -264,7 +280,10 @@ export async function createApp(options: AppOptions): Promise<App> {
       const { url } = await http.start();
       app.httpUrl = url;
       // web: acknowledge webhooks and serve the bot without queue workers, so acks never wait behind deliveries.
-      if (role !== "web") await events.start();
+      if (role !== "web") {
+        await events.start();
+        rateAlerts.start();
+      }
       alerts.start();
       if (role === "worker") {
         // Queue workers and the reconciler only: updates and webhook registration belong to the web processes.
@@ -329,6 +348,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await http.stop(2_000);
       await inbox.stop();
       await alerts.stop();
+      await rateAlerts.stop();
       await events.stop();
       // Last: a lease or lock held until now must not look abandoned while its work finishes; once gone, another
       // process takes over whatever is left at once.

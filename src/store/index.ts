@@ -4,6 +4,7 @@ import { AuditLog } from "./audit.ts";
 import { MerchantRepository } from "./merchants.ts";
 import { OrderRepository } from "./orders.ts";
 import { PaymentLinkRepository } from "./payment-links.ts";
+import { RateAlertRepository } from "./rate-alerts.ts";
 import { RecipientRepository } from "./recipients.ts";
 import { RefundRepository } from "./refunds.ts";
 import { SettingsRepository } from "./settings.ts";
@@ -20,6 +21,7 @@ export * from "./merchants.ts";
 export * from "./orders.ts";
 export * from "./payment-links.ts";
 export * from "./processes.ts";
+export * from "./rate-alerts.ts";
 export * from "./recipients.ts";
 export * from "./refunds.ts";
 export * from "./script.ts";
@@ -38,6 +40,7 @@ export interface Store {
   approvals: ApprovalRepository;
   refunds: RefundRepository;
   settings: SettingsRepository;
+  rateAlerts: RateAlertRepository;
   stats: StatsRepository;
   /** The durable Telegram update inbox (src/updates). */
   updates: UpdateRepository;
@@ -56,6 +59,7 @@ export function createStore(redis: Redis): Store {
     approvals: new ApprovalRepository(redis),
     refunds: new RefundRepository(redis),
     settings: new SettingsRepository(redis),
+    rateAlerts: new RateAlertRepository(redis),
     stats: new StatsRepository(redis, orders),
     updates: new UpdateRepository(redis),
   };

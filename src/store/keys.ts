@@ -33,4 +33,12 @@ export const keys = {
    * pending runOnce claims name their owner by this id.
    */
   process: (processId: string) => `process:${processId}`,
+  /** One rate alert (JSON). */
+  rateAlert: (alertId: string) => `ratealert:${alertId}`,
+  /** A user's armed rate alerts (set of ids). */
+  userRateAlerts: (userId: number) => `user:${userId}:ratealerts`,
+  /** Armed rate alerts of one corridor, scored by threshold (minor units for 100,000 sats). */
+  rateAlertsByCorridor: (country: string) => `ratealerts:${country}`,
+  /** The rate-alert check's tick claim: one price fetch per corridor per tick across every process. */
+  rateAlertTick: () => "ratealerts:tick",
 } as const;

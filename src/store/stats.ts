@@ -30,7 +30,19 @@ export interface WindowStats {
   corridors: CorridorVolume[];
 }
 
+/** Orders of one corridor and kind per day (index 0 = the first day), for the /stats chart. */
+export interface DailyCorridor {
+  corridor: OrderRecord["corridor"];
+  kind: OrderRecord["kind"];
+  completed: number[];
+  failed: number[];
+  /** Sums over the completed orders, per currency code, in minor units. */
+  paid: Record<string, number>;
+  received: Record<string, number>;
+}
+
 const PAGE = 500;
+const DAY_MS = 24 * 3600 * 1000;
 
 function emptyStages(): Record<OrderStage, number> {
   return Object.fromEntries(ORDER_STAGES.map((stage) => [stage, 0])) as Record<OrderStage, number>;
@@ -58,21 +70,63 @@ export class StatsRepository {
       corridors: [],
     }));
     const earliest = Math.min(...windows.map((window) => window.since));
-    let offset = 0;
-    for (;;) {
-      const ids = await this.redis.zrangebyscore(keys.ordersAll(), earliest, until, "LIMIT", offset, PAGE);
-      if (ids.length === 0) break;
-      offset += ids.length;
-      for (const order of await this.orders.getMany(ids)) {
-        const created = Date.parse(order.createdAt);
-        for (const window of results) if (created >= window.since && created <= until) count(window, order);
-      }
-      if (ids.length < PAGE) break;
-    }
+    await scanOrders(this.redis, this.orders, earliest, until, (order) => {
+      const created = Date.parse(order.createdAt);
+      for (const window of results) if (created >= window.since && created <= until) count(window, order);
+    });
     for (const window of results) {
       window.corridors.sort((a, b) => a.corridor.localeCompare(b.corridor) || a.kind.localeCompare(b.kind));
     }
     return results;
+  }
+
+  /**
+   * Orders per day over `days` days from `since` (a day is 24 h from `since`, so pass a midnight): completed and
+   * failed counts per corridor and kind, and the completed orders' sums. Same scan as orderWindows.
+   */
+  async dailyOrders(since: number, days: number): Promise<DailyCorridor[]> {
+    const corridors: DailyCorridor[] = [];
+    await scanOrders(this.redis, this.orders, since, since + days * DAY_MS - 1, (order) => {
+      const day = Math.floor((Date.parse(order.createdAt) - since) / DAY_MS);
+      if (day < 0 || day >= days || (order.stage !== "completed" && order.stage !== "failed")) return;
+      let entry = corridors.find((item) => item.corridor === order.corridor && item.kind === order.kind);
+      if (!entry) {
+        entry = {
+          corridor: order.corridor,
+          kind: order.kind,
+          completed: new Array<number>(days).fill(0),
+          failed: new Array<number>(days).fill(0),
+          paid: {},
+          received: {},
+        };
+        corridors.push(entry);
+      }
+      if (order.stage === "failed") {
+        entry.failed[day] = (entry.failed[day] ?? 0) + 1;
+        return;
+      }
+      entry.completed[day] = (entry.completed[day] ?? 0) + 1;
+      add(entry.paid, order.pay.currency, order.pay.amount);
+      add(entry.received, order.receive.currency, order.receive.amount);
+    });
+    return corridors.sort((a, b) => a.corridor.localeCompare(b.corridor) || a.kind.localeCompare(b.kind));
+  }
+}
+
+async function scanOrders(
+  redis: Redis,
+  orders: OrderRepository,
+  since: number,
+  until: number,
+  visit: (order: OrderRecord) => void,
+): Promise<void> {
+  let offset = 0;
+  for (;;) {
+    const ids = await redis.zrangebyscore(keys.ordersAll(), since, until, "LIMIT", offset, PAGE);
+    if (ids.length === 0) return;
+    offset += ids.length;
+    for (const order of await orders.getMany(ids)) visit(order);
+    if (ids.length < PAGE) return;
   }
 }
 

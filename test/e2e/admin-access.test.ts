@@ -79,6 +79,7 @@ describe("ops commands outside the admin group", () => {
 
     await ops.group.send(ops.cy, "/stats");
     expect((await ops.group.nextMessage()).text).toMatch(/Stats/);
+    await ops.group.nextPhoto({ match: /Last 14 days/ });
     await ops.group.send(ops.ada, `/merchants@${tg.bot.username}`);
     expect((await ops.group.nextMessage()).text).toMatch(/No merchants yet/);
   });

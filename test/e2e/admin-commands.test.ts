@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { signWebhookBody } from "../../src/events/index.ts";
 import { formatMoney } from "../../src/money/index.ts";
 import type { OrderRecord } from "../../src/store/index.ts";
+import { expectChartPng } from "../support/png.ts";
 import { ask, type OpsStack, placeNgnPayout, startOpsStack } from "./admin-stack.ts";
 
 /** /stats, /wallets, /profile, /health, /order, /tx, /user, /block, /unblock, /merchant, /merchants. */
@@ -50,6 +51,13 @@ describe("ops information and user commands", () => {
     expect(text).toContain(
       `NG payouts · orders: 2, completed: 1 · paid ${paidSats} · delivered ${delivered}`,
     );
+    // The chart of the last 14 days follows, its figures in the caption.
+    const chart = await ops.group.nextPhoto();
+    expect(chart.caption).toContain("Last 14 days");
+    expect(chart.caption).toContain(
+      `NG payouts: 1 completed · 0 failed · paid ${paidSats} · delivered ${delivered}`,
+    );
+    expectChartPng(ops.stack.tg.fileBytes(chart.photo!.at(-1)!.file_id));
   });
 
   it("/wallets shows every balance in its currency", async () => {

@@ -3,6 +3,7 @@ import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUE_NAMES } from "../../src/events/index.ts";
 import { eventually } from "../events/harness.ts";
+import { expectChartPng } from "../support/png.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import { ask, buttonLabels, type OpsStack, startOpsStack } from "./admin-stack.ts";
 
@@ -91,6 +92,9 @@ describe("merchants and payment links", () => {
     await shop.send("/links");
     const list = await shop.nextMessage({ match: /Your payment links/ });
     expect(list.text).toContain("🟢 Order #1042 <Ankara fabric> · ₦25,000.00 · waiting for payment");
+    const chart = await shop.nextPhoto();
+    expect(chart.caption).toContain("Last 14 days · links paid: 0 (₦0.00) · not paid yet: 1");
+    expectChartPng(ops.stack.tg.fileBytes(chart.photo!.at(-1)!.file_id));
     await shop.press(list, /^1\. Order #1042/);
     const details = await shop.nextMessage({ match: /Orders/ });
     expect(details.text).toMatch(/\d+-\d+ · PENDING/);
@@ -125,6 +129,7 @@ describe("merchants and payment links", () => {
     expect(await app.store.paymentLinks.get(ref)).toMatchObject({ status: "settled" });
     await shop.send("/links");
     expect((await shop.nextMessage({ match: /Your payment links/ })).text).toContain("✅ Order #1042");
+    expect((await shop.nextPhoto()).caption).toContain("links paid: 1 (₦25,000.00) · not paid yet: 0");
     // One message per step, even though payment.sent arrived twice (pending, then confirmed).
     await ops.stack.tg.idle();
     expect(shop.unconsumed().filter((event) => event.kind === "message")).toEqual([]);

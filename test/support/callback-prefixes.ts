@@ -25,4 +25,7 @@ export const CALLBACK_PREFIXES = [
   "bc",
   "order",
   "clock",
+  "ra-new",
+  "ra-send",
+  "ra-del",
 ];

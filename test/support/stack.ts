@@ -31,6 +31,8 @@ export interface StackOptions {
   emulator?: TelegramEmulatorOptions;
   sandbox?: Parameters<typeof startSandbox>[0];
   reconcileEveryMs?: number;
+  /** The rate-alert check's interval (default: the app's, 60 s). */
+  rateAlertEveryMs?: number;
   features?: (deps: BotDeps) => Feature[];
   /** Keep the data of a previous stack in this worker's database (restart tests). */
   keepData?: boolean;
@@ -100,6 +102,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     telegramPolicy: { throttle: options.throttle ?? false, maxDelaySeconds: 5 },
     publicUrl: "self",
     reconcileEveryMs: options.reconcileEveryMs ?? 300,
+    rateAlertEveryMs: options.rateAlertEveryMs,
     now: () => sandbox.now(),
     features: options.features,
     alertFlushMs: 250,

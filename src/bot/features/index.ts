@@ -1,4 +1,5 @@
 import type { BotDeps } from "../context.ts";
+import { rateAlertsFeature } from "../payout/alerts/feature.ts";
 import { adminFeature, maintenanceFeature } from "./admin/index.ts";
 import { buyFeature } from "./buy.ts";
 import { historyFeature } from "./history.ts";
@@ -32,6 +33,7 @@ export function allFeatures(_deps: BotDeps): Feature[] {
     receiptFeature(),
     refundFeature(),
     priceFeature(),
+    rateAlertsFeature(),
     merchantFeature(),
     adminFeature(),
   ];

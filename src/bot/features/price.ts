@@ -4,6 +4,7 @@ import { COUNTRIES, type Country, formatDateTime, formatMoney, isCountry } from 
 import { menuData } from "../callback-data/index.ts";
 import { priceData } from "../callback-data/price.ts";
 import type { BotContext } from "../context.ts";
+import { rateAlertNewData } from "../payout/alerts/callback-data.ts";
 import { COUNTRY_FLAGS, priceServiceFor, type SpotPrice, satsValue } from "../services/price.ts";
 import type { Feature } from "./types.ts";
 
@@ -44,7 +45,7 @@ export function priceText(ctx: Pick<BotContext, "t" | "locale">, price: SpotPric
   return lines.join("\n");
 }
 
-export function priceKeyboard(current: Country): InlineKeyboard {
+export function priceKeyboard(t: BotContext["t"], current: Country): InlineKeyboard {
   return InlineKeyboard.from([
     COUNTRIES.map((country) =>
       InlineKeyboard.text(
@@ -52,6 +53,7 @@ export function priceKeyboard(current: Country): InlineKeyboard {
         priceData.pack({ country }),
       ),
     ),
+    [InlineKeyboard.text(t("ratealert:price_button"), rateAlertNewData.pack({ country: current }))],
   ]);
 }
 
@@ -61,12 +63,12 @@ async function priceScreen(
 ): Promise<{ text: string; keyboard: InlineKeyboard }> {
   try {
     const price = await priceServiceFor(ctx.deps).get(country);
-    return { text: priceText(ctx, price), keyboard: priceKeyboard(country) };
+    return { text: priceText(ctx, price), keyboard: priceKeyboard(ctx.t, country) };
   } catch (error) {
     ctx.deps.logger.warn({ err: error, country }, "price lookup failed");
     return {
       text: ctx.t("price:unavailable", { country: ctx.t(`price:country.${country}`) }),
-      keyboard: priceKeyboard(country),
+      keyboard: priceKeyboard(ctx.t, country),
     };
   }
 }
@@ -81,7 +83,7 @@ export function priceComposer(): Composer<BotContext> {
     if (!country) {
       await ctx.reply(ctx.t("price:bad_argument", { value: quoteInput(argument, 32) }), {
         parse_mode: "HTML",
-        reply_markup: priceKeyboard(defaultCountry(ctx.locale)),
+        reply_markup: priceKeyboard(ctx.t, defaultCountry(ctx.locale)),
       });
       return;
     }

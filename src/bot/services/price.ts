@@ -82,6 +82,11 @@ export class PriceService {
   async get(country: Country): Promise<SpotPrice> {
     const cached = await this.cached(country);
     if (cached) return cached;
+    return this.fresh(country);
+  }
+
+  /** A price from the API now (it refreshes the cache for everyone), shared by concurrent callers. */
+  async fresh(country: Country): Promise<SpotPrice> {
     const running = this.inFlight.get(country);
     if (running) return running;
     const fetching = this.fetch(country).finally(() => this.inFlight.delete(country));

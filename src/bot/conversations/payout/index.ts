@@ -15,9 +15,11 @@ import { type AmountChoice, type Draft, draftOf } from "./steps.ts";
  * - no args: from the start (/send, the menu);
  * - { recipientToken }: a saved recipient (deep link send_<token>, "send again"): straight to the amount;
  * - { requoteOrderId, requoteKey }: "New quote" on an expired card: same beneficiary and amount, straight to
- *   the quote (requoteKey, the press's callback query id, makes the new quote happen once).
+ *   the quote (requoteKey, the press's callback query id, makes the new quote happen once);
+ * - { country }: a rate alert's "Send now": straight to the recipient step of that corridor (unless paused).
  */
 export interface PayoutArgs {
+  country?: Country;
   recipientToken?: string;
   requoteOrderId?: string;
   requoteKey?: string;
@@ -55,10 +57,13 @@ export async function payoutFlow(
   const pauses = await io.call("paused-corridors", (deps) => pausedCorridors(deps));
   const mins: Minimums = loaded.ok ? loaded.value : {};
   const paused = pauses.ok ? pauses.value : [];
+  // Used once: "change recipient" later goes back to the country list.
+  let preset = args?.country && !paused.includes(args.country) && !notice ? args.country : undefined;
 
   for (;;) {
     if (!draft) {
-      const country = await chooseCountry(io, mins, notice, paused);
+      const country = preset ?? (await chooseCountry(io, mins, notice, paused));
+      preset = undefined;
       notice = undefined;
       draft = await chooseRecipient(io, country);
     }

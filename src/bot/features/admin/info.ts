@@ -9,6 +9,7 @@ import { formatWalletMoney } from "../../services/alerts-render.ts";
 import { broadcastRunning } from "../../services/broadcast.ts";
 import { activePause, pausedScopes, scopeNames } from "../../services/pauses.ts";
 import { apiFailure, type OpsComposer, replyHtml } from "./shared.ts";
+import { replyStatsChart } from "./stats-chart.ts";
 
 /** /stats, /wallets, /profile, /health. */
 export function registerInfoCommands(ops: OpsComposer): void {
@@ -67,6 +68,7 @@ async function showStats(ctx: BotContext): Promise<void> {
   ]);
   const header = ctx.t("admin:stats.header", { users, merchants: merchants.length });
   await replyHtml(ctx, [header, ...windows.map((window) => windowBlock(ctx, window))].join("\n\n"));
+  await replyStatsChart(ctx, now);
 }
 
 async function showWallets(ctx: BotContext): Promise<void> {

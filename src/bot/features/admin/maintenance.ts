@@ -46,6 +46,7 @@ export const QUOTE_ENTRY_CALLBACKS: RegExp[] = [
   /^hist:again:/,
   /^rcp:send:/,
   /^order:requote:/,
+  /^ra-send:/,
 ];
 
 /** Install before the payout and buy features. */

@@ -7,6 +7,7 @@ import type { BotContext } from "../../context.ts";
 import { describeApiError } from "../../helpers/api-errors.ts";
 import { shortAddress } from "../../services/bitcoin-address.ts";
 import { formatOpsTime } from "../../services/treasury-card.ts";
+import { replyLinksChart } from "./links-chart.ts";
 
 /** /links and /link <ref>: the merchant's payment links and the orders of one of them. */
 const STATUS_EMOJI: Record<PaymentLinkRecord["status"], string> = { active: "🟢", paid: "💰", settled: "✅" };
@@ -40,6 +41,7 @@ export async function showLinks(ctx: BotContext, merchantId: number): Promise<vo
     reply_markup: keyboard,
     link_preview_options: { is_disabled: true },
   });
+  await replyLinksChart(ctx, merchantId, Date.now());
 }
 
 /** A full reference, or the start of one (≥ 6 characters) among the merchant's own links. */
