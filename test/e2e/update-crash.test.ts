@@ -80,7 +80,7 @@ describe("an update in flight when the process is killed", () => {
 
   it("a screen Telegram showed just as the process died is shown again; the first copy's buttons still work", async () => {
     const first = await start();
-    const user = tg.user({ id: 8303, first_name: "Dayo" });
+    const user = tg.user({ id: 8304, first_name: "Efe" });
     const countries = await startSend(user);
     await pressAndEdit(user, countries, /Nigeria/, /Which bank/);
     const results = await typeAndRead(user, "gtb", /Banks matching/);

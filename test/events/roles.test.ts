@@ -110,7 +110,7 @@ describe("process roles", () => {
       () => ingest.close(),
       () => connection.quit(),
     );
-    expect(await ingest.getWorkersCount()).toBe(0);
+    expect(await workersHere(ingest)).toBe(0);
     expect((await ingest.getJobCounts("waiting")).waiting).toBe(1);
     expect(user.unconsumed()).toHaveLength(0);
 
@@ -139,7 +139,7 @@ describe("process roles", () => {
       now: () => sandbox.now(),
     });
     await worker.start();
-    expect(await ingest.getWorkersCount()).toBeGreaterThan(0);
+    expect(await workersHere(ingest)).toBeGreaterThan(0);
 
     // The worker delivers what the web process queued: a status card, then the notification threaded under it.
     const card = await user.nextMessage({ timeoutMs: 20_000 });
@@ -159,3 +159,12 @@ describe("process roles", () => {
     expect(loadConfig({}).processRole).toBe("all");
   });
 });
+
+/**
+ * BullMQ workers of this queue on this file's database: BullMQ counts them from CLIENT LIST, which spans the whole
+ * server, and other test files run their own workers in other databases at the same time.
+ */
+async function workersHere(queue: Queue): Promise<number> {
+  const db = new URL(testRedisUrl()).pathname.slice(1) || "0";
+  return (await queue.getWorkers()).filter((worker) => worker.db === db).length;
+}
