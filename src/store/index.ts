@@ -6,6 +6,7 @@ import { OrderRepository } from "./orders.ts";
 import { PaymentLinkRepository } from "./payment-links.ts";
 import { RecipientRepository } from "./recipients.ts";
 import { RefundRepository } from "./refunds.ts";
+import { RequestRepository } from "./requests.ts";
 import { SettingsRepository } from "./settings.ts";
 import { StatsRepository } from "./stats.ts";
 import { UpdateRepository } from "./updates.ts";
@@ -22,6 +23,7 @@ export * from "./payment-links.ts";
 export * from "./processes.ts";
 export * from "./recipients.ts";
 export * from "./refunds.ts";
+export * from "./requests.ts";
 export * from "./script.ts";
 export * from "./settings.ts";
 export * from "./stats.ts";
@@ -37,6 +39,8 @@ export interface Store {
   paymentLinks: PaymentLinkRepository;
   approvals: ApprovalRepository;
   refunds: RefundRepository;
+  /** Money requests (src/bot/requests). */
+  requests: RequestRepository;
   settings: SettingsRepository;
   stats: StatsRepository;
   /** The durable Telegram update inbox (src/updates). */
@@ -55,6 +59,7 @@ export function createStore(redis: Redis): Store {
     paymentLinks: new PaymentLinkRepository(redis),
     approvals: new ApprovalRepository(redis),
     refunds: new RefundRepository(redis),
+    requests: new RequestRepository(redis),
     settings: new SettingsRepository(redis),
     stats: new StatsRepository(redis, orders),
     updates: new UpdateRepository(redis),

@@ -1,4 +1,5 @@
 import type { BotDeps } from "../context.ts";
+import { requestsFeature } from "../requests/feature.ts";
 import { adminFeature, maintenanceFeature } from "./admin/index.ts";
 import { buyFeature } from "./buy.ts";
 import { historyFeature } from "./history.ts";
@@ -24,6 +25,7 @@ export function allFeatures(_deps: BotDeps): Feature[] {
     maintenanceFeature(), // first of all: answers /send, /buy, "send again"… while ops paused quotes
     buyFeature(), // before payout: its "New quote" handler takes buy orders and passes the rest on
     payoutFeature(), // first: its /start send_<token> deep link runs before welcome's /start
+    requestsFeature(), // its /start req_<token> and /start request run before welcome's /start too
     { name: "welcome", composer: welcomeFeature() },
     { name: "language", composer: languageFeature() },
     historyFeature(),
