@@ -25,4 +25,5 @@ export const CALLBACK_PREFIXES = [
   "bc",
   "order",
   "clock",
+  "rq",
 ];
