@@ -156,10 +156,9 @@ describe("money requests", () => {
     );
     await stack.tg.idle({ quietMs: 600 });
     expect(amina.unconsumed().filter((event) => event.kind === "message")).toEqual([]);
-    const quotesForRequest = [...stack.sandbox.state.quotes.values()].filter(
-      (quote) => quote.amountInTarget === 150_000 && quote.beneficiary?.phoneNumber === "+254790000000",
-    );
-    expect(quotesForRequest).toHaveLength(1);
+    const bolaOrders = (await stack.app.store.orders.listForUser(7402, 0, 10)).orders;
+    expect(bolaOrders.map((found) => [found.requestId, found.stage])).toEqual([[token, "completed"]]);
+    expect((await stack.app.store.orders.listForUser(7403, 0, 10)).orders).toEqual([]);
   });
 
   it("two payers with quotes at once: the first Confirm wins, the second is refused before any invoice", async () => {
