@@ -8,7 +8,7 @@ import {
 import { requestData } from "../../src/bot/requests/callback-data.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
-import { buttons, confirmQuote } from "./payout-support.ts";
+import { buttons, confirmQuote, pressAndEdit } from "./payout-support.ts";
 
 /**
  * Money requests end to end: the requester's flow (the payout's Kenyan recipient steps, driven by button data so
@@ -230,8 +230,12 @@ describe("money requests", () => {
     const [result] = answer.results;
     expect(result).toMatchObject({ type: "article", title: "Money request: KSh 1,200.00" });
 
+    // Mid-flow, an inline query is answered and the flow keeps its place (a waiting step never takes it).
+    await asker.send("/send");
+    const countries = await asker.nextMessage({ match: /Where does it go/ });
     const only = await asker.inlineQuery(`request ${token}`).answer();
     expect(only.results.map((found) => found.id)).toEqual([token]);
+    await pressAndEdit(asker, countries, /Kenya/, /How should the money arrive/);
     const none = await payer.inlineQuery("request").answer();
     expect(none.results).toEqual([]);
 
