@@ -238,6 +238,10 @@ describe("money requests", () => {
     await pressAndEdit(asker, countries, /Kenya/, /How should the money arrive/);
     const none = await payer.inlineQuery("request").answer();
     expect(none.results).toEqual([]);
+    const bare = await asker.inlineQuery("").answer();
+    expect(bare.results.map((found) => found.id)).toEqual([token]);
+    const elsewhere = await asker.inlineQuery(`request ${"x".repeat(22)}`).answer();
+    expect(elsewhere.results).toEqual([]);
 
     const posted = await family.sendInlineResult(asker, answer, token);
     expect(posted.via_bot?.username).toBe(stack.tg.bot.username);

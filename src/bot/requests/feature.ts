@@ -15,8 +15,11 @@ import { REQUEST_CONVERSATION, requestFlow } from "./flow.ts";
 /** start=req_<token>: pay a request; start=request: make one (the inline mode's "new request" button). */
 const PAY_LINK = /^req_([A-Za-z0-9_-]{22})$/;
 const NEW_LINK = /^request$/;
-/** "request" alone lists the user's open requests; "request <token>" (the card's Share button) just that one. */
-const INLINE_QUERY = /^\s*request(?:\s+([A-Za-z0-9_-]{22}))?\s*$/i;
+/**
+ * "request <token>" (the card's Share button) shows just that request; any other query ("request", nothing, a typo)
+ * lists the user's open requests: inline mode has nothing else to offer.
+ */
+const ONE_REQUEST = /^\s*request\s+([A-Za-z0-9_-]{22})\s*$/i;
 const INLINE_RESULTS = 10;
 const LIST_SIZE = 10;
 
@@ -87,9 +90,9 @@ function requestsComposer(): Composer<BotContext> {
       .catch(() => undefined);
   });
 
-  composer.inlineQuery(INLINE_QUERY, async (ctx) => {
+  composer.on("inline_query", async (ctx) => {
     const { deps } = ctx;
-    const only = ctx.match[1];
+    const only = ONE_REQUEST.exec(ctx.inlineQuery.query)?.[1];
     const listed = await deps.store.requests.listForUser(ctx.from.id, deps.now(), INLINE_RESULTS);
     const results: InlineQueryResultArticle[] = listed
       .filter(({ request, status }) => status.state === "open" && (!only || request.token === only))
