@@ -10,7 +10,7 @@ import type { OrderStage, Store } from "../store/index.ts";
  * job (queued by the order's delivery, with a job id per order and stage) and is marked told after it was sent, so
  * a retried job or a repeated delivery does not send it again.
  */
-export interface RequestNoticeDeps {
+interface RequestNoticeDeps {
   telegram: Api;
   store: Store;
   translator: Translator;

@@ -11,7 +11,7 @@ import { LuaScript } from "./script.ts";
  * a link reveals nothing and cannot be guessed. The record never changes after creation; the state lives in its
  * own small key so every change of it is one atomic script (a request is paid at most once).
  */
-export const moneyRequestSchema = z.object({
+const moneyRequestSchema = z.object({
   token: z.string(),
   userId: z.number().int(),
   chatId: z.number().int(),
@@ -40,7 +40,7 @@ export type RequestState =
   | { state: "expired" };
 
 export type ClaimResult = "ok" | "pending" | "paid" | "cancelled" | "expired" | "gone";
-export type CancelResult = "cancelled" | "pending" | "paid" | "expired" | "gone";
+type CancelResult = "cancelled" | "pending" | "paid" | "expired" | "gone";
 
 /** The shape of a token (the link's payload after `req_`, callback data). */
 export const REQUEST_TOKEN = /[A-Za-z0-9_-]{22}/;

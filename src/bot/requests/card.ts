@@ -8,12 +8,12 @@ import { qrPng } from "../services/payout-qr.ts";
 import { requestData } from "./callback-data.ts";
 
 /** The payer's way in: the bot's deep link with the token only (nothing else about the request is in it). */
-export function requestLink(botUsername: string, token: string): string {
+function requestLink(botUsername: string, token: string): string {
   return `https://t.me/${botUsername}?start=req_${token}`;
 }
 
 /** The inline query that shares one request ("@bot request <token>"), filled in by the card's Share button. */
-export function shareQuery(token: string): string {
+function shareQuery(token: string): string {
   return `request ${token}`;
 }
 

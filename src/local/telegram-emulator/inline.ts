@@ -19,7 +19,7 @@ export interface InlineAnswer {
   nextOffset: string | undefined;
 }
 
-export interface PendingInlineQuery {
+interface PendingInlineQuery {
   id: string;
   from: User;
   query: string;
