@@ -8,7 +8,7 @@ import {
 import { requestData } from "../../src/bot/requests/callback-data.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
-import { buttons, confirmQuote, pressAndEdit } from "./payout-support.ts";
+import { buttons, confirmQuote, pressAndEdit, typeAndRead } from "./payout-support.ts";
 
 /**
  * Money requests end to end: the requester's flow (the payout's Kenyan recipient steps, driven by button data so
@@ -29,6 +29,16 @@ function linkOf(message: Message): string {
   );
   if (!match) throw new Error("no request link on the message");
   return match[0];
+}
+
+/** The request card (a photo); "ready" above it and the menu below it are read past. */
+async function requestCardOf(user: UserDriver): Promise<Message> {
+  const card = await user.nextPhoto();
+  await user.nextMessage({
+    match: (message) => JSON.stringify(message.reply_markup ?? {}).includes("menu:send"),
+  });
+  user.consumeAll();
+  return card;
 }
 
 async function press(user: UserDriver, message: Message, data: string): Promise<Message> {
@@ -53,12 +63,7 @@ async function createKenyaRequest(
   await user.send(name);
   await user.nextMessage();
   await user.send(amount);
-  const card = await user.nextPhoto();
-  // "Ready" above the card and the menu below it.
-  await user.nextMessage({
-    match: (message) => JSON.stringify(message.reply_markup ?? {}).includes("menu:send"),
-  });
-  user.consumeAll();
+  const card = await requestCardOf(user);
   const link = linkOf(card);
   const token = link.slice(link.indexOf("req_") + 4);
   return { card, token, link };
@@ -259,6 +264,45 @@ describe("money requests", () => {
     // The inline answer's "new request" button opens the request flow.
     await payer.openLink(`https://t.me/${stack.tg.bot.username}?start=request`);
     expect((await payer.nextMessage({ match: /Ask for money/ })).text).toContain("Where");
+  });
+
+  it("Nigeria: the name enquiry's name is on the card; a payout that fails after payment tells the requester", async () => {
+    const asker = stack.tg.user({ id: 7451, first_name: "Ada", language_code: "en" });
+    const payer = stack.tg.user({ id: 7452, first_name: "Tunde", language_code: "en" });
+    asker.consumeAll();
+    await asker.send("/request");
+    const countries = await asker.nextMessage({ match: /Ask for money/ });
+    await pressAndEdit(asker, countries, /Nigeria/, /Which bank/);
+    await asker.send("gtb");
+    const banks = await asker.nextMessage({ match: /Banks matching/ });
+    await pressAndEdit(asker, banks, "GTBANK PLC", /10-digit account number/);
+    await asker.send("0123456999");
+    const named = await asker.nextMessage({ match: /belongs to/ });
+    const amount = await pressAndEdit(
+      asker,
+      named,
+      /Yes, that's them/,
+      /How much do you want to receive, in naira/,
+    );
+    expect(buttons(amount)).toEqual(["👤 Change recipient", "❌ Cancel"]);
+    expect((await typeAndRead(asker, "20000 sats")).text).toMatch(/A request is in naira/);
+    await asker.send("4,000");
+    const card = await requestCardOf(asker);
+    expect(card.caption).toMatch(/asks for ₦4,000\.00/);
+    expect(card.caption).toContain("GTBANK PLC ••6999");
+    expect(card.caption).not.toContain("0123456999");
+
+    await payer.openLink(linkOf(card));
+    await payer.nextMessage({ match: /Money request/ });
+    const quote = await payer.nextMessage({ match: /Your quote/ });
+    const { invoice, status } = await confirmQuote(payer, quote);
+    await (await payer.press(invoice, /Simulate/)).answer();
+    await payer.nextEdit(status, { match: /Failed/ });
+    await asker.nextMessage({ match: /Your request for ₦4,000\.00 was paid/ });
+    const failed = await asker.nextMessage({ match: /did not go through/ });
+    expect(failed.text).toContain("The payer can get a refund");
+    await stack.tg.idle({ quietMs: 600 });
+    expect(asker.unconsumed().filter((event) => event.kind === "message")).toEqual([]);
   });
 
   it("an expired request is refused on the API's clock", async () => {

@@ -97,6 +97,13 @@ async function askLocalAmount(
       }),
     (text) => {
       const checked = checkAmount(text, { mode: target, target, minimum, locale: io.locale });
+      // The payout screen also takes bitcoin units; a request is in the money it pays out in, nothing else.
+      if (checked.ok && checked.currency !== target) {
+        return {
+          ok: false,
+          error: t("request:create.local_only", { currency: t(`payout:currency.${target}`) }),
+        };
+      }
       return checked.ok
         ? { ok: true, value: checked.minor }
         : { ok: false, error: amountErrorText(io, checked, target, min()) };
