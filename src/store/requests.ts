@@ -46,7 +46,7 @@ type CancelResult = "cancelled" | "pending" | "paid" | "expired" | "gone";
 export const REQUEST_TOKEN = /[A-Za-z0-9_-]{22}/;
 const TOKEN_EXACT = new RegExp(`^${REQUEST_TOKEN.source}$`);
 
-/** Open (not yet expired) requests one user may have at a time. */
+/** Payable requests (before their deadline, not paid, not cancelled) one user may have at a time. */
 export const MAX_OPEN_REQUESTS = 20;
 /** How long a request's record outlives its deadline (a late payer still reads "expired", /requests lists it). */
 const KEEP_AFTER_EXPIRY_MS = 30 * 24 * 3600 * 1000;
@@ -236,9 +236,16 @@ export class RequestRepository {
       .exec();
   }
 
-  /** Requests of the user not past their deadline (members are `<expires ms>:<token>`). */
+  /** Requests of the user still payable: not past their deadline, not paid, not cancelled. */
   private async openCount(userId: number, nowMs: number): Promise<number> {
     const members = await this.redis.zrange(keys.userRequests(userId), 0, -1);
-    return members.filter((member) => Number(member.split(":")[0]) > nowMs).length;
+    // Members are `<deadline ms>:<token>`: only those before their deadline need their state read.
+    const live = members.filter((member) => Number(member.split(":")[0]) > nowMs);
+    if (live.length === 0) return 0;
+    const states = await this.redis.mget(
+      live.map((member) => keys.moneyRequestState(member.split(":")[1] ?? "")),
+    );
+    return states.filter((state) => state !== null && state !== "cancelled" && !state.startsWith("paid|"))
+      .length;
   }
 }

@@ -144,8 +144,18 @@ describe("money request repository", () => {
       [second.token, "open"],
       [first.token, "cancelled"],
     ]);
-    for (let i = 2; i < MAX_OPEN_REQUESTS; i += 1) await requests.create(input(), T0 + 4000, 7 * DAY);
+    // The cancelled first one does not count: 1 + 19 more reach the cap.
+    const more = [];
+    for (let i = 0; i < MAX_OPEN_REQUESTS - 1; i += 1)
+      more.push(await requests.create(input(), T0 + 4000, 7 * DAY));
     await expect(requests.create(input(), T0 + 5000, 7 * DAY)).rejects.toBeInstanceOf(RequestLimitError);
+    // A paid one and a cancelled one make room, one each.
+    await requests.claim(more[0]!.token, "order-P", T0 + 60_000, T0 + 5000);
+    await requests.markPaid(more[0]!.token, "order-P");
+    await requests.create(input(), T0 + 6000, 7 * DAY);
+    await requests.cancel(more[1]!, T0 + 6000);
+    await requests.create(input(), T0 + 7000, 7 * DAY);
+    await expect(requests.create(input(), T0 + 8000, 7 * DAY)).rejects.toBeInstanceOf(RequestLimitError);
     // Once the old ones are past their deadline there is room again.
     await expect(requests.create(input(), T0 + 8 * DAY, 7 * DAY)).resolves.toMatchObject({ userId: 501 });
   });
