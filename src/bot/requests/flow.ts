@@ -30,17 +30,7 @@ export async function requestFlow(conversation: FlowConversation, ctx: FlowConte
   const mins: Minimums = loaded.ok ? loaded.value : {};
   const paused = pauses.ok ? pauses.value : [];
 
-  let draft: Draft | undefined;
-  let minor: number | undefined;
-  while (minor === undefined) {
-    if (!draft) {
-      const country = await chooseCountry(io, mins, t("request:create.intro"), paused);
-      draft = await chooseRecipient(io, country);
-    }
-    minor = await askLocalAmount(io, draft, mins[draft.country]);
-    if (minor === undefined) draft = undefined;
-  }
-  const chosen = draft as Draft;
+  const { draft: chosen, minor } = await chooseWhatToAsk(io, mins, paused);
   const amount = { amount: minor, currency: currencyOfCountry(chosen.country) };
   const created = await io.call("request-create", async (deps) => {
     try {
@@ -75,6 +65,20 @@ export async function requestFlow(conversation: FlowConversation, ctx: FlowConte
   }
   await io.show(() => t("request:create.done"));
   await sendRequestCard(io, created.value.request);
+}
+
+/** The requester's own beneficiary and the amount; "change recipient" at the amount starts over. */
+async function chooseWhatToAsk(
+  io: FlowIo,
+  mins: Minimums,
+  paused: Awaited<ReturnType<typeof pausedCorridors>>,
+): Promise<{ draft: Draft; minor: number }> {
+  for (;;) {
+    const country = await chooseCountry(io, mins, io.t("request:create.intro"), paused);
+    const draft = await chooseRecipient(io, country);
+    const minor = await askLocalAmount(io, draft, mins[draft.country]);
+    if (minor !== undefined) return { draft, minor };
+  }
 }
 
 /** The amount the requester wants to receive, in local money only; undefined: "change recipient". */
