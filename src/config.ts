@@ -194,6 +194,15 @@ export const configSchema = z
       z.coerce.number().int().min(0).max(2_100_000_000_000_000).default(100_000),
     ),
     LNURL_ALLOW_HTTP_LOOPBACK: booleanFlag(false),
+    MONEY_REQUEST_TTL_HOURS: z.preprocess(
+      emptyToUndefined,
+      z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(30 * 24)
+        .default(7 * 24),
+    ),
   })
   .transform((env) => {
     const local = !env.BOT_TOKEN;
@@ -244,6 +253,8 @@ export const configSchema = z
         /** Lightning-address lookups may use plain http to 127.0.0.1/::1/localhost (tests); refused in production. */
         allowHttpLoopback: env.LNURL_ALLOW_HTTP_LOOPBACK,
       },
+      /** How long a money request stays payable (MONEY_REQUEST_TTL_HOURS, default 7 days), on the API's clock. */
+      moneyRequests: { ttlMs: env.MONEY_REQUEST_TTL_HOURS * 3600 * 1000 },
       /** Per-user incoming updates per window (USER_RATE_LIMIT); undefined = off. */
       incomingLimit: env.USER_RATE_LIMIT,
       log: {

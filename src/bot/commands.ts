@@ -6,6 +6,8 @@ import { LANGUAGES, type Translator } from "../i18n/index.ts";
 export const USER_COMMANDS = [
   "start",
   "send",
+  "request",
+  "requests",
   "buy",
   "status",
   "history",

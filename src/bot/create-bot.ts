@@ -87,7 +87,9 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       storage: new RedisAdapter<SessionData>({ instance: deps.redis, ttl: SESSION_TTL_SECONDS }),
     }),
   );
-  bot.use(
+  // Inline queries belong to no chat and no flow: a flow waiting for input must never take one.
+  const flows = bot.filter((ctx) => !ctx.inlineQuery && !ctx.chosenInlineResult);
+  flows.use(
     conversations<BotContext, FlowContext>({
       storage: {
         type: "key",
@@ -109,11 +111,11 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       ],
     }),
   );
-  bot.use(cancelFeature());
+  flows.use(cancelFeature());
 
   const features = options.features ?? allFeatures(deps);
   for (const feature of features)
-    for (const conversation of feature.conversations ?? []) bot.use(conversation);
+    for (const conversation of feature.conversations ?? []) flows.use(conversation);
   for (const feature of features) if (feature.composer) bot.use(feature.composer);
   bot.use(fallbackFeature(answered));
 

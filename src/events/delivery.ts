@@ -2,12 +2,13 @@ import { GrammyError, HttpError } from "grammy";
 import type { Redis } from "ioredis";
 import { intlLocale, type LanguageCode, type Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
-import type { OrderRecord, ProcessRegistry, Store, UserRecord } from "../store/index.ts";
+import type { OrderRecord, OrderStage, ProcessRegistry, Store, UserRecord } from "../store/index.ts";
 import { eventKeys } from "./keys.ts";
 import { tryLock } from "./lock.ts";
 import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
 import type { Outbox, OutboxEntry } from "./outbox.ts";
 import { type JobQueue, type QueuedJob, RetryLaterError } from "./queue.ts";
+import { REQUEST_NOTICE_STAGES } from "./request-notices.ts";
 import type { OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 /**
@@ -19,7 +20,8 @@ import type { OpsAlert, PaymentLinkEvent } from "./types.ts";
 export type DeliveryJobData =
   | { kind: "order"; orderId: string }
   | { kind: "alert"; alert: OpsAlert }
-  | { kind: "payment-link"; event: PaymentLinkEvent };
+  | { kind: "payment-link"; event: PaymentLinkEvent }
+  | { kind: "request"; orderId: string; stage: OrderStage };
 
 export interface DeliveryDeps {
   redis: Redis;
@@ -33,6 +35,8 @@ export interface DeliveryDeps {
   logger: Logger;
   onAlert?: (alert: OpsAlert) => unknown;
   onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
+  /** Tells a money request's requester about the payer's order (src/events/request-notices.ts). */
+  onRequestStage?: (orderId: string, stage: OrderStage) => Promise<string>;
   /** This process's heartbeat: the order lock names it, and a dead owner's lock is taken over. */
   processes?: ProcessRegistry;
   /** How long a delivery waits before trying again when another worker holds the order's lock. */
@@ -54,6 +58,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       await deps.onPaymentLinkEvent?.(data.event);
       return "handed_over";
     }
+    if (data.kind === "request") return (await deps.onRequestStage?.(data.orderId, data.stage)) ?? "no_hook";
     const lock = await tryLock(deps.redis, eventKeys.orderLock(data.orderId), {
       processes: deps.processes,
     });
@@ -118,6 +123,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
           } else await notifyOnce(order, entry, view);
         }
         if (entry.notify && entry.stage === "failed") await queueAlert(failureAlert(order, entry), entry);
+        if (entry.notify && order.requestId) await queueRequestNotice(order, entry);
         await outbox.advance(orderId, entry.seq);
       }
     } catch (error) {
@@ -164,6 +170,21 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       "alert",
       { kind: "alert", alert },
       { jobId: `alert-${alert.type}-${orderId}-${entry.seq}` },
+    );
+  }
+
+  /**
+   * The requester of a money request hears of the payer's payment and payout in a job of their own (a requester who
+   * cannot be reached never holds up the payer's card); the id makes a repeated delivery add it once.
+   */
+  async function queueRequestNotice(order: { orderId: string }, entry: OutboxEntry): Promise<void> {
+    if (!deps.onRequestStage || !REQUEST_NOTICE_STAGES.includes(entry.stage)) return;
+    if (entry.stage === "failed" && entry.from === "awaiting_payment") return;
+    const orderId = order.orderId.replace(/[^A-Za-z0-9_-]/g, "_");
+    await deps.deliveries.add(
+      "request",
+      { kind: "request", orderId: order.orderId, stage: entry.stage },
+      { jobId: `request-${orderId}-${entry.stage}` },
     );
   }
 

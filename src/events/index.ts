@@ -28,6 +28,7 @@ import {
   type DeliverMissing,
   type RecoveryOptions,
 } from "./recovery.ts";
+import { createRequestNotices } from "./request-notices.ts";
 import type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 export { dedupeIdentity } from "./dedupe.ts";
@@ -240,6 +241,14 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         logger,
         onAlert: deps.onAlert,
         onPaymentLinkEvent: deps.onPaymentLinkEvent,
+        onRequestStage: createRequestNotices({
+          telegram: deps.telegram,
+          store: deps.store,
+          translator: deps.translator,
+          languageOf: (userId) => deps.languageOf(userId),
+          logger,
+          now,
+        }),
         processes,
         onNotificationNotRepeated: () => deps.metrics?.notifications.inc({ kind: "not_repeated" }),
       });

@@ -7,6 +7,7 @@ import { PaymentLinkRepository } from "./payment-links.ts";
 import { RateAlertRepository } from "./rate-alerts.ts";
 import { RecipientRepository } from "./recipients.ts";
 import { RefundRepository } from "./refunds.ts";
+import { RequestRepository } from "./requests.ts";
 import { SettingsRepository } from "./settings.ts";
 import { StatsRepository } from "./stats.ts";
 import { UpdateRepository } from "./updates.ts";
@@ -24,6 +25,7 @@ export * from "./processes.ts";
 export * from "./rate-alerts.ts";
 export * from "./recipients.ts";
 export * from "./refunds.ts";
+export * from "./requests.ts";
 export * from "./script.ts";
 export * from "./settings.ts";
 export * from "./stats.ts";
@@ -39,6 +41,8 @@ export interface Store {
   paymentLinks: PaymentLinkRepository;
   approvals: ApprovalRepository;
   refunds: RefundRepository;
+  /** Money requests (src/bot/requests). */
+  requests: RequestRepository;
   settings: SettingsRepository;
   rateAlerts: RateAlertRepository;
   stats: StatsRepository;
@@ -58,6 +62,7 @@ export function createStore(redis: Redis): Store {
     paymentLinks: new PaymentLinkRepository(redis),
     approvals: new ApprovalRepository(redis),
     refunds: new RefundRepository(redis),
+    requests: new RequestRepository(redis),
     settings: new SettingsRepository(redis),
     rateAlerts: new RateAlertRepository(redis),
     stats: new StatsRepository(redis, orders),

@@ -15,6 +15,14 @@ export const keys = {
   orderRecovery: (orderId: string) => `order:recovery:${orderId}`,
   recipients: (userId: number) => `user:${userId}:recipients`,
   recipientByToken: (token: string) => `recipient:token:${token}`,
+  /** A money request (its token is the id): who asks for what, to which verified beneficiary. */
+  moneyRequest: (token: string) => `request:${token}`,
+  /** The request's state: open, pending|<orderId>|<hold until ms>, paid|<orderId>, cancelled. */
+  moneyRequestState: (token: string) => `request:${token}:state`,
+  /** Stages the requester has been told about (notices sent at most once each). */
+  moneyRequestTold: (token: string) => `request:${token}:told`,
+  /** A user's requests by creation time (/requests, the inline card, the open-request cap). */
+  userRequests: (userId: number) => `user:${userId}:requests`,
   audit: () => "audit",
   refund: (orderId: string) => `refund:${orderId}`,
   refundsOpen: () => "refunds:open",

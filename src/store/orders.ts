@@ -82,6 +82,8 @@ export const orderRecordSchema = z.object({
   failureReason: z.string().optional(),
   /** Saved-recipient id this order was sent to, if any. */
   recipientId: z.string().optional(),
+  /** The money request this payout pays (its token): the requester is told when it is paid and when it lands. */
+  requestId: z.string().optional(),
   /** The refund of held sats, as last noted (the refund record, `refund:<orderId>`, is the source of truth). */
   refund: z
     .object({

@@ -3,7 +3,13 @@ import type { Update } from "grammy/types";
 import type { Logger } from "../log/logger.ts";
 import type { UpdateInbox } from "./inbox.ts";
 
-export const ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"] as const;
+export const ALLOWED_UPDATES = [
+  "message",
+  "callback_query",
+  "my_chat_member",
+  "inline_query",
+  "chosen_inline_result",
+] as const;
 
 /**
  * Long polling that loses nothing: a batch is recorded in the inbox before the next getUpdates passes its

@@ -28,4 +28,5 @@ export const CALLBACK_PREFIXES = [
   "ra-new",
   "ra-send",
   "ra-del",
+  "rq",
 ];

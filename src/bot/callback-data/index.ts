@@ -5,7 +5,7 @@ export * from "./define.ts";
 
 /** Main menu entries. */
 export const menuData = defineCallbackData("menu", {
-  action: oneOf("send", "buy", "history", "recipients", "price", "language", "help"),
+  action: oneOf("send", "request", "buy", "history", "recipients", "price", "language", "help"),
 });
 /** Language picker: the language code. */
 export const languageData = defineCallbackData("lang", { code: oneOf(...LANGUAGES.map(({ code }) => code)) });

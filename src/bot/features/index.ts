@@ -1,5 +1,6 @@
 import type { BotDeps } from "../context.ts";
 import { rateAlertsFeature } from "../payout/alerts/feature.ts";
+import { requestsFeature } from "../requests/feature.ts";
 import { adminFeature, maintenanceFeature } from "./admin/index.ts";
 import { buyFeature } from "./buy.ts";
 import { historyFeature } from "./history.ts";
@@ -25,6 +26,7 @@ export function allFeatures(_deps: BotDeps): Feature[] {
     maintenanceFeature(), // first of all: answers /send, /buy, "send again"… while ops paused quotes
     buyFeature(), // before payout: its "New quote" handler takes buy orders and passes the rest on
     payoutFeature(), // first: its /start send_<token> deep link runs before welcome's /start
+    requestsFeature(), // its /start req_<token> and /start request run before welcome's /start too
     { name: "welcome", composer: welcomeFeature() },
     { name: "language", composer: languageFeature() },
     historyFeature(),

@@ -2,7 +2,16 @@ import { InlineKeyboard } from "grammy";
 import type { TFunction } from "../../i18n/index.ts";
 import { cancelData, menuData } from "../callback-data/index.ts";
 
-export const MENU_ACTIONS = ["send", "buy", "history", "recipients", "price", "language", "help"] as const;
+export const MENU_ACTIONS = [
+  "send",
+  "request",
+  "buy",
+  "history",
+  "recipients",
+  "price",
+  "language",
+  "help",
+] as const;
 export type MenuAction = (typeof MENU_ACTIONS)[number];
 
 export function mainMenuKeyboard(t: TFunction): InlineKeyboard {
@@ -10,6 +19,7 @@ export function mainMenuKeyboard(t: TFunction): InlineKeyboard {
     InlineKeyboard.text(t(`common:menu.${action}`), menuData.pack({ action }));
   return InlineKeyboard.from([
     [button("send")],
+    [button("request")],
     [button("buy")],
     [button("history"), button("recipients")],
     [button("price"), button("language")],

@@ -3,6 +3,7 @@ import type { Activity } from "./activity.ts";
 import { notFound, TelegramApiError } from "./errors.ts";
 import type { FaultInjector } from "./faults.ts";
 import type { Handler, MethodContext } from "./methods/context.ts";
+import { inlineMethods } from "./methods/inline.ts";
 import { messageMethods } from "./methods/messages.ts";
 import { metaMethods } from "./methods/meta.ts";
 import { updateMethods } from "./methods/updates.ts";
@@ -10,7 +11,12 @@ import type { Params } from "./params.ts";
 import type { RateLimiter } from "./rate-limits.ts";
 import type { CallRecord } from "./types.ts";
 
-const HANDLERS: Record<string, Handler> = { ...messageMethods, ...metaMethods, ...updateMethods };
+const HANDLERS: Record<string, Handler> = {
+  ...messageMethods,
+  ...metaMethods,
+  ...updateMethods,
+  ...inlineMethods,
+};
 /** Method names are case-insensitive on Telegram. */
 const BY_LOWER = new Map(
   Object.entries(HANDLERS).map(([name, handler]) => [name.toLowerCase(), { name, handler }]),

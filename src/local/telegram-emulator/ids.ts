@@ -28,6 +28,10 @@ export function callbackQueryId(): string {
   return `${randomInt(1_000_000, 9_999_999)}${randomInt(100_000_000, 999_999_999)}`;
 }
 
+export function inlineQueryId(): string {
+  return `${randomInt(100_000_000, 999_999_999)}${randomInt(100_000_000, 999_999_999)}`;
+}
+
 export function chatInstance(): string {
   return `${randomInt(1, 9)}${randomInt(100_000_000, 999_999_999)}${randomInt(100_000_000, 999_999_999)}`;
 }

@@ -292,6 +292,7 @@ export { contentOf, describeEvent } from "./chat-driver.ts";
 export { TelegramApiError } from "./errors.ts";
 export type { Fault, FaultSpec } from "./faults.ts";
 export { parseHtml } from "./html.ts";
+export type { InlineAnswer } from "./inline.ts";
 export { type RateLimitOptions, TELEGRAM_RATE_LIMITS } from "./rate-limits.ts";
 export type * from "./types.ts";
 export {
@@ -299,5 +300,6 @@ export {
   GroupDriver,
   type PressedButton,
   type SendOptions,
+  type SentInlineQuery,
   UserDriver,
 } from "./user-driver.ts";

@@ -1,7 +1,8 @@
 import type { InlineKeyboardButton, Message, Update, User } from "grammy/types";
 import { ChatDriver, contentOf, type DriverHost, type WaitOptions } from "./chat-driver.ts";
 import { detectUserEntities } from "./html.ts";
-import { callbackQueryId } from "./ids.ts";
+import { callbackQueryId, inlineQueryId } from "./ids.ts";
+import { type InlineAnswer, messageOfResult } from "./inline.ts";
 import type { CallbackAnswer, MemberStatus } from "./types.ts";
 import type { ChatState, UserState } from "./world.ts";
 
@@ -19,6 +20,13 @@ export interface PressedButton {
   update: Update;
   /** Waits for the bot's answerCallbackQuery to this press. */
   answer(options?: WaitOptions): Promise<CallbackAnswer>;
+}
+
+export interface SentInlineQuery {
+  queryId: string;
+  update: Update;
+  /** Waits for the bot's answerInlineQuery to this query. */
+  answer(options?: WaitOptions): Promise<InlineAnswer>;
 }
 
 export interface SendOptions {
@@ -116,6 +124,43 @@ abstract class ActorChatDriver extends ChatDriver {
     return this.queueQuery(from, message, data, `the answer to forged data ${JSON.stringify(data)}`);
   }
 
+  /**
+   * `from` picks result `resultId` of an inline answer in this chat: the result is posted as their message "via
+   * @bot" (seen by the bot as Telegram's privacy rules allow), then `chosen_inline_result`.
+   */
+  protected postInlineResult(from: User, answer: InlineAnswer, resultId: string): Message {
+    const result = answer.results.find((candidate) => candidate.id === resultId);
+    if (!result)
+      throw new Error(`No inline result ${JSON.stringify(resultId)} in the answer to "${answer.query}".`);
+    const { world, updates } = this.host;
+    const message = {
+      message_id: world.takeMessageId(this.state),
+      from,
+      chat: this.state.chat,
+      date: world.unixTime(),
+      via_bot: world.bot,
+      ...messageOfResult(result),
+    } as Message;
+    this.state.messages.set(message.message_id, message);
+    if (this.seesEverything())
+      updates.push({ message: structuredClone(message) } as Omit<Update, "update_id">);
+    // Dropped on delivery unless the bot's allowed_updates ask for it (the queue filters like Telegram).
+    updates.push({
+      chosen_inline_result: {
+        result_id: resultId,
+        from,
+        query: answer.query,
+        ...(message.reply_markup ? { inline_message_id: `${this.chatId}_${message.message_id}` } : {}),
+      },
+    } as Omit<Update, "update_id">);
+    return structuredClone(message);
+  }
+
+  /** Whether the bot receives every message of this chat (a private chat, or a group without privacy mode). */
+  protected seesEverything(): boolean {
+    return this.state.chat.type === "private";
+  }
+
   private queueQuery(from: User, message: Message, data: string, what: string): PressedButton {
     const id = message.message_id;
     const { world, updates } = this.host;
@@ -194,6 +239,54 @@ export class UserDriver extends ActorChatDriver {
   /** Send any callback data from a button of `message` (a forged or outdated button). */
   async pressData(message: Message | number, data: string): Promise<PressedButton> {
     return this.forgeAs(this.user, message, data);
+  }
+
+  /** Types "@bot <query>" in some chat: the bot gets an inline_query update and answers with results. */
+  inlineQuery(query: string): SentInlineQuery {
+    const { world, updates } = this.host;
+    const id = inlineQueryId();
+    const pending = { id, from: this.user, query, createdAt: world.now(), answer: undefined };
+    world.inline.pending.set(id, pending);
+    const update = updates.push({
+      inline_query: { id, from: this.user, query, offset: "", chat_type: "sender" },
+    } as Omit<Update, "update_id">);
+    const answer = (options: WaitOptions = {}) =>
+      new Promise<InlineAnswer>((resolve, reject) => {
+        if (pending.answer) return resolve(pending.answer);
+        const timeoutMs = options.timeoutMs ?? this.host.defaultTimeoutMs;
+        const listener = (found: InlineAnswer) => {
+          if (found.queryId !== id) return;
+          clearTimeout(timer);
+          world.inline.listeners.delete(listener);
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          world.inline.listeners.delete(listener);
+          reject(
+            new Error(`Timed out after ${timeoutMs} ms waiting for the answer to inline query "${query}".`),
+          );
+        }, timeoutMs);
+        world.inline.listeners.add(listener);
+      });
+    return { queryId: id, update, answer };
+  }
+
+  /** Picks an inline result and sends it into this private chat with the bot. */
+  async sendInlineResult(answer: InlineAnswer, resultId: string): Promise<Message> {
+    return this.postInlineResult(this.user, answer, resultId);
+  }
+
+  /**
+   * Opens a t.me link to this bot as a Telegram client does: `?start=<payload>` sends "/start <payload>", a bare
+   * link sends "/start". Any other link is refused (the emulator knows no other sites).
+   */
+  async openLink(url: string): Promise<Message> {
+    const parsed = new URL(url);
+    const username = this.host.world.bot.username?.toLowerCase();
+    if (parsed.hostname !== "t.me" || parsed.pathname.slice(1).toLowerCase() !== username)
+      throw new Error(`${url} is not a link to @${username}`);
+    const start = parsed.searchParams.get("start");
+    return this.send(start ? `/start ${start}` : "/start");
   }
 
   /** answerCallbackQuery records for this user's presses, in any chat. */
@@ -294,6 +387,17 @@ export class GroupDriver extends ActorChatDriver {
   /** `from` sends any callback data from a button of `message` (a forged or outdated button). */
   async pressData(from: Actor, message: Message | number, data: string): Promise<PressedButton> {
     return this.forgeAs(userOf(from), message, data);
+  }
+
+  /** `from` picks an inline result and sends it into this group. */
+  async sendInlineResult(from: Actor, answer: InlineAnswer, resultId: string): Promise<Message> {
+    return this.postInlineResult(userOf(from), answer, resultId);
+  }
+
+  protected override seesEverything(): boolean {
+    const status = this.state.members.get(this.host.world.bot.id);
+    if (!status || status === "left" || status === "kicked") return false;
+    return !this.state.privacyMode || status === "administrator" || status === "creator";
   }
 
   private botSees(text: string, options: SendOptions): boolean {

@@ -1,6 +1,7 @@
 import type { BotCommand, Chat, Message, User } from "grammy/types";
 import { badRequest, forbidden } from "./errors.ts";
 import { chatInstance } from "./ids.ts";
+import { InlineQueries } from "./inline.ts";
 import type { CallbackAnswer, ChatEvent, MemberStatus, ReplyKeyboardState, StoredFile } from "./types.ts";
 
 export interface ChatState {
@@ -42,6 +43,7 @@ export class World {
   readonly chats = new Map<number, ChatState>();
   readonly files = new Map<string, StoredFile>();
   readonly queries = new Map<string, PendingQuery>();
+  readonly inline = new InlineQueries();
   readonly commands = new Map<string, BotCommand[]>();
   readonly texts = new Map<string, string>();
   private seq = 0;

@@ -4,7 +4,7 @@ import { type CurrencyCode, currencyOfCountry, formatMoney } from "../../../mone
 import { payoutAction } from "../../callback-data/payout.ts";
 import { cancelButton } from "../../keyboards/main-menu.ts";
 import { actionButton } from "../../keyboards/payout.ts";
-import { checkAmount } from "../../services/payout-quote.ts";
+import { type AmountCheck, checkAmount } from "../../services/payout-quote.ts";
 import { type FlowIo, type Lazy, resolve } from "./io.ts";
 import { type AmountChoice, type Draft, withNotice } from "./steps.ts";
 
@@ -71,14 +71,23 @@ export async function askAmount(
       };
     }
     const typedIn = mode;
-    await screen(() =>
-      t(`payout:amount.error.${checked.reason}`, {
-        min: minimumText(),
-        currency: t(`payout:currency.${typedIn}`),
-        detected: checked.detected ? t(`payout:currency.${checked.detected}`) : "",
-        foreign: quoteInput(checked.foreign ?? "", 8),
-        context: checked.reason === "wrong_currency" && checked.foreign ? "foreign" : undefined,
-      }),
-    );
+    await screen(() => amountErrorText(io, checked, typedIn, minimumText()));
   }
+}
+
+/** Why a typed amount was refused (`typedIn`: the currency the screen asked for). */
+export function amountErrorText(
+  io: FlowIo,
+  checked: Extract<AmountCheck, { ok: false }>,
+  typedIn: CurrencyCode,
+  minimum: string,
+): string {
+  const { t } = io;
+  return t(`payout:amount.error.${checked.reason}`, {
+    min: minimum,
+    currency: t(`payout:currency.${typedIn}`),
+    detected: checked.detected ? t(`payout:currency.${checked.detected}`) : "",
+    foreign: quoteInput(checked.foreign ?? "", 8),
+    context: checked.reason === "wrong_currency" && checked.foreign ? "foreign" : undefined,
+  });
 }

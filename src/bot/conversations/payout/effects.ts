@@ -141,6 +141,8 @@ export interface QuoteOrderInput {
   chatId: number;
   userId: number;
   recipientId?: string;
+  /** The money request this quote pays (src/bot/requests). */
+  requestId?: string;
   /**
    * The user action's reference at the API (default: derived from `key`). A "Try again" after a failed attempt
    * passes the failed attempt's reference with `resolveFirst`, so a quote that attempt did make is adopted, never
@@ -235,6 +237,7 @@ export async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Pro
       verificationCode: verificationCode(quote.id),
       expiresAt: quote.expiry,
       ...(input.recipientId ? { recipientId: input.recipientId } : {}),
+      ...(input.requestId ? { requestId: input.requestId } : {}),
     });
     if (input.recipientId) await deps.store.recipients.touch(input.userId, input.recipientId);
     deps.logger.info({ orderId: order.orderId, corridor: input.country, takeover }, "payout quoted");

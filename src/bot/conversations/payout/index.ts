@@ -1,6 +1,7 @@
 import { type Country, type CurrencyCode, isCurrencyCode } from "../../../money/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
 import { pausedCorridors } from "../../features/admin/maintenance.ts";
+import { openRequest } from "../../requests/pay.ts";
 import { methodOf, type PayoutBeneficiary } from "../../services/payout-recipient.ts";
 import { askAmount } from "./amount.ts";
 import { chooseCountry, chooseRecipient } from "./country.ts";
@@ -17,10 +18,13 @@ import { type AmountChoice, type Draft, draftOf } from "./steps.ts";
  * - { requoteOrderId, requoteKey }: "New quote" on an expired card: same beneficiary and amount, straight to
  *   the quote (requoteKey, the press's callback query id, makes the new quote happen once);
  * - { country }: a rate alert's "Send now": straight to the recipient step of that corridor (unless paused).
+ * - { requestToken }: a money request's link (start req_<token>): its beneficiary and amount, straight to a
+ *   fresh quote; the amount is the request's, so a refused quote ends the flow instead of asking for another.
  */
 export interface PayoutArgs {
   country?: Country;
   recipientToken?: string;
+  requestToken?: string;
   requoteOrderId?: string;
   requoteKey?: string;
 }
@@ -48,6 +52,10 @@ export async function payoutFlow(
     } else {
       notice = t("payout:entry.requote_gone");
     }
+  } else if (args?.requestToken) {
+    const opened = await openRequest(io, args.requestToken);
+    if (!opened) return;
+    ({ draft, amount, key } = opened);
   } else if (args?.recipientToken) {
     draft = await fromSaved(io, args.recipientToken);
     if (!draft) notice = t("payout:entry.link_gone");
@@ -78,6 +86,10 @@ export async function payoutFlow(
     }
     const outcome = await quoteAndConfirm(io, draft, amount, key);
     if (outcome === "done" || outcome === "cancelled") return;
+    if (draft.requestId) {
+      if (outcome.notice) await io.reply(outcome.notice, { parse_mode: "HTML" });
+      return;
+    }
     // Back to the amount (too small, refused): ask in the currency the user was typing in.
     lastMode = amount.currency;
     amount = undefined;
@@ -112,8 +124,15 @@ async function fromOrder(
   const found = await io.call("requote-order", async (deps) => {
     const order = await deps.store.orders.get(orderId);
     if (!order || order.userId !== userId || order.kind !== "payout" || !order.beneficiary) return null;
-    const { corridor, beneficiary, recipientLabel, recipientId, receive } = order;
-    return { corridor, beneficiary, recipientLabel, receive, ...(recipientId ? { recipientId } : {}) };
+    const { corridor, beneficiary, recipientLabel, recipientId, requestId, receive } = order;
+    return {
+      corridor,
+      beneficiary,
+      recipientLabel,
+      receive,
+      ...(recipientId ? { recipientId } : {}),
+      ...(requestId ? { requestId } : {}),
+    };
   });
   if (!found.ok || !found.value?.beneficiary) return undefined;
   const order = found.value;
@@ -121,7 +140,8 @@ async function fromOrder(
     ? order.receive.currency
     : undefined;
   if (!currency || !order.beneficiary) return undefined;
-  const draft = savedDraft(io, order.corridor, order.beneficiary, order.recipientLabel, order.recipientId);
+  const saved = savedDraft(io, order.corridor, order.beneficiary, order.recipientLabel, order.recipientId);
+  const draft = order.requestId ? { ...saved, requestId: order.requestId } : saved;
   return { draft, amount: { minor: order.receive.amount, currency } };
 }
 

@@ -4,6 +4,7 @@ import { maintenanceNotice, quotesPaused } from "../../features/admin/maintenanc
 import { describeApiError } from "../../helpers/api-errors.ts";
 import { mainMenuKeyboard } from "../../keyboards/main-menu.ts";
 import { actionsKeyboard, expiredQuoteKeyboard, quoteKeyboard } from "../../keyboards/payout.ts";
+import { type RequestRefusal, refusalText } from "../../requests/refusals.ts";
 import { type Allowance, allowanceFor } from "../../services/allowance.ts";
 import { customerReferenceFor, quoteDeadlineMs } from "../../services/payout-quote.ts";
 import { overLimitNotice } from "./allowance-text.ts";
@@ -29,6 +30,7 @@ export type QuoteOutcome = "done" | "cancelled" | { back: "amount"; notice: stri
 
 type Confirmed =
   | Exclude<ConfirmResult, { ok: true }>
+  | { ok: false; reason: "request"; refusal: RequestRefusal }
   | (Extract<ConfirmResult, { ok: true }> & { invoice: string });
 
 interface Shown {
@@ -79,6 +81,7 @@ export async function quoteAndConfirm(
           chatId: io.chatId,
           userId: io.userId,
           ...(draft.recipientId ? { recipientId: draft.recipientId } : {}),
+          ...(draft.requestId ? { requestId: draft.requestId } : {}),
           customerReference: reference,
           resolveFirst,
         }),
@@ -160,6 +163,16 @@ export async function quoteAndConfirm(
     const confirmed: Outcome<Confirmed> =
       now < current.deadlineMs
         ? await io.call("confirm", async (deps): Promise<Confirmed> => {
+            // A money request is paid once: held for this order (until its deadline) before an invoice is handed out.
+            if (draft.requestId) {
+              const claim = await deps.store.requests.claim(
+                draft.requestId,
+                orderId,
+                current.deadlineMs,
+                now,
+              );
+              if (claim !== "ok") return { ok: false, reason: "request", refusal: claim };
+            }
             // The invoice first: an order confirmed here always gets its invoice.
             const { invoice } = await recordedQuote(deps, current.key, draft.country);
             const result = await confirmOrder(deps, orderId, new Date(now).toISOString());
@@ -173,6 +186,12 @@ export async function quoteAndConfirm(
         () => quoteKeyboard(t, orderId),
       );
       continue;
+    }
+    if (!confirmed.value.ok && confirmed.value.reason === "request") {
+      const { refusal } = confirmed.value;
+      await io.call("supersede", (deps) => supersede(deps, orderId, SUPERSEDED.cancelled));
+      await io.show(() => refusalText(t, refusal));
+      return "cancelled";
     }
     if (!confirmed.value.ok) {
       // Past its deadline on the API's clock, or the reconciler already expired it: never hand out a stale invoice.

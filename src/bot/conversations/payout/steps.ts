@@ -21,6 +21,8 @@ export interface Draft {
   name: string;
   /** Saved recipient this payout goes to, if any. */
   recipientId?: string;
+  /** The money request this payout pays (its token), if any: claimed at Confirm, told to the requester. */
+  requestId?: string;
 }
 
 export interface AmountChoice {

@@ -9,7 +9,7 @@ const getMe: Handler = (_params, { world }) => ({
   ...world.bot,
   can_join_groups: true,
   can_read_all_group_messages: false,
-  supports_inline_queries: false,
+  supports_inline_queries: true,
   can_connect_to_business: false,
   has_main_web_app: false,
 });

@@ -1,0 +1,62 @@
+import { type Api, GrammyError } from "grammy";
+import { escapeHtml, intlLocale, type LanguageCode, type Translator } from "../i18n/index.ts";
+import type { Logger } from "../log/logger.ts";
+import { formatOrderMoney } from "../orders/index.ts";
+import type { OrderStage, Store } from "../store/index.ts";
+
+/**
+ * The requester's side of a paid money request: when the payer's order (it remembers the request) is paid and when
+ * it lands — or fails after payment — the requester is told, in their own language. Each notice is its own delivery
+ * job (queued by the order's delivery, with a job id per order and stage) and is marked told after it was sent, so
+ * a retried job or a repeated delivery does not send it again.
+ */
+interface RequestNoticeDeps {
+  telegram: Api;
+  store: Store;
+  translator: Translator;
+  languageOf: (userId: number) => Promise<LanguageCode>;
+  logger: Logger;
+  now: () => number;
+}
+
+/** The payer's order stages the requester hears about. */
+export const REQUEST_NOTICE_STAGES: readonly OrderStage[] = ["payment_received", "completed", "failed"];
+
+const PAID_STAGES = new Set<OrderStage>(["payment_received", "payout_sent", "completed"]);
+
+export function createRequestNotices(deps: RequestNoticeDeps) {
+  const { store, logger } = deps;
+
+  return async function tell(orderId: string, stage: OrderStage): Promise<string> {
+    const order = await store.orders.get(orderId);
+    if (!order?.requestId) return "no_request";
+    const request = await store.requests.get(order.requestId);
+    if (!request) return "request_gone";
+    if (PAID_STAGES.has(stage)) {
+      const marked = await store.requests.markPaid(request.token, orderId);
+      if (marked === -1) logger.error({ orderId }, "money request paid by a second order");
+    }
+    // A payout that lands without its "payment received" event ever reaching us still tells the payment first.
+    const stages: OrderStage[] = stage === "completed" ? ["payment_received", "completed"] : [stage];
+    const language = await deps.languageOf(request.userId);
+    const t = deps.translator.t(language);
+    const locale = intlLocale(language);
+    const facts = { amount: formatOrderMoney(request.amount, locale), label: escapeHtml(request.label) };
+    for (const step of stages) {
+      if (await store.requests.wasTold(request.token, step)) continue;
+      try {
+        await deps.telegram.sendMessage(request.chatId, t(`request:notice.${step}`, facts), {
+          parse_mode: "HTML",
+          link_preview_options: { is_disabled: true },
+        });
+      } catch (error) {
+        // The requester blocked the bot or left: nothing to retry, and the payer's own delivery is not theirs.
+        if (!(error instanceof GrammyError && (error.error_code === 403 || error.error_code === 400)))
+          throw error;
+        logger.info({ orderId, code: error.error_code }, "requester unreachable; request notice dropped");
+      }
+      await store.requests.markTold(request.token, step, deps.now());
+    }
+    return "told";
+  };
+}
