@@ -6,6 +6,7 @@ import { OrderRepository } from "./orders.ts";
 import { PaymentLinkRepository } from "./payment-links.ts";
 import { RecipientRepository } from "./recipients.ts";
 import { RefundRepository } from "./refunds.ts";
+import { RepeatRepository } from "./repeats.ts";
 import { SettingsRepository } from "./settings.ts";
 import { StatsRepository } from "./stats.ts";
 import { UpdateRepository } from "./updates.ts";
@@ -22,6 +23,7 @@ export * from "./payment-links.ts";
 export * from "./processes.ts";
 export * from "./recipients.ts";
 export * from "./refunds.ts";
+export * from "./repeats.ts";
 export * from "./script.ts";
 export * from "./settings.ts";
 export * from "./stats.ts";
@@ -37,6 +39,7 @@ export interface Store {
   paymentLinks: PaymentLinkRepository;
   approvals: ApprovalRepository;
   refunds: RefundRepository;
+  repeats: RepeatRepository;
   settings: SettingsRepository;
   stats: StatsRepository;
   /** The durable Telegram update inbox (src/updates). */
@@ -55,6 +58,7 @@ export function createStore(redis: Redis): Store {
     paymentLinks: new PaymentLinkRepository(redis),
     approvals: new ApprovalRepository(redis),
     refunds: new RefundRepository(redis),
+    repeats: new RepeatRepository(redis),
     settings: new SettingsRepository(redis),
     stats: new StatsRepository(redis, orders),
     updates: new UpdateRepository(redis),

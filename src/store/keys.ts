@@ -15,6 +15,10 @@ export const keys = {
   orderRecovery: (orderId: string) => `order:recovery:${orderId}`,
   recipients: (userId: number) => `user:${userId}:recipients`,
   recipientByToken: (token: string) => `recipient:token:${token}`,
+  /** A repeat send (JSON), the user's repeats, and the active ones by their next due time (API clock, ms). */
+  repeat: (id: string) => `repeat:${id}`,
+  userRepeats: (userId: number) => `user:${userId}:repeats`,
+  repeatsDue: () => "repeats:due",
   audit: () => "audit",
   refund: (orderId: string) => `refund:${orderId}`,
   refundsOpen: () => "refunds:open",

@@ -44,12 +44,18 @@ describe("repeat schedule: the calendar", () => {
 describe("repeat schedule: the user's clock", () => {
   it("is due at 09:00 on the local day, in each corridor's zone", () => {
     const anchor = "2026-11-24";
-    expect(new Date(dueAt(monthly(anchor, "Africa/Lagos"), 1)).toISOString()).toBe("2026-12-24T08:00:00.000Z");
-    expect(new Date(dueAt(monthly(anchor, "Africa/Nairobi"), 1)).toISOString()).toBe("2026-12-24T06:00:00.000Z");
+    expect(new Date(dueAt(monthly(anchor, "Africa/Lagos"), 1)).toISOString()).toBe(
+      "2026-12-24T08:00:00.000Z",
+    );
+    expect(new Date(dueAt(monthly(anchor, "Africa/Nairobi"), 1)).toISOString()).toBe(
+      "2026-12-24T06:00:00.000Z",
+    );
     expect(new Date(dueAt(monthly(anchor, "Africa/Johannesburg"), 1)).toISOString()).toBe(
       "2026-12-24T07:00:00.000Z",
     );
-    expect(new Date(dueAt(monthly(anchor, "Africa/Accra"), 1)).toISOString()).toBe("2026-12-24T09:00:00.000Z");
+    expect(new Date(dueAt(monthly(anchor, "Africa/Accra"), 1)).toISOString()).toBe(
+      "2026-12-24T09:00:00.000Z",
+    );
   });
 
   it("keeps 09:00 local across a daylight-saving change, and reads the local day of an instant", () => {

@@ -1,4 +1,5 @@
 import type { BotDeps } from "../context.ts";
+import { repeatsFeature } from "../payout/repeats/feature.ts";
 import { adminFeature, maintenanceFeature } from "./admin/index.ts";
 import { buyFeature } from "./buy.ts";
 import { historyFeature } from "./history.ts";
@@ -28,6 +29,7 @@ export function allFeatures(_deps: BotDeps): Feature[] {
     { name: "language", composer: languageFeature() },
     historyFeature(),
     recipientsFeature(),
+    repeatsFeature(),
     statusFeature(),
     receiptFeature(),
     refundFeature(),

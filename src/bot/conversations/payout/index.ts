@@ -15,10 +15,14 @@ import { type AmountChoice, type Draft, draftOf } from "./steps.ts";
  * - no args: from the start (/send, the menu);
  * - { recipientToken }: a saved recipient (deep link send_<token>, "send again"): straight to the amount;
  * - { requoteOrderId, requoteKey }: "New quote" on an expired card: same beneficiary and amount, straight to
- *   the quote (requoteKey, the press's callback query id, makes the new quote happen once).
+ *   the quote (requoteKey, the press's callback query id, makes the new quote happen once);
+ * - { recipientToken, amount, quoteKey }: a repeat send's "Get quote": that recipient and amount, straight to the
+ *   quote (quoteKey, the press's callback query id, makes the quote happen once).
  */
 export interface PayoutArgs {
   recipientToken?: string;
+  amount?: AmountChoice;
+  quoteKey?: string;
   requoteOrderId?: string;
   requoteKey?: string;
 }
@@ -49,6 +53,10 @@ export async function payoutFlow(
   } else if (args?.recipientToken) {
     draft = await fromSaved(io, args.recipientToken);
     if (!draft) notice = t("payout:entry.link_gone");
+    else if (args.amount && args.quoteKey) {
+      amount = args.amount;
+      key = `repeat:${args.quoteKey}`;
+    }
   }
 
   const loaded = await io.call("minimums", (deps) => minimums(deps));

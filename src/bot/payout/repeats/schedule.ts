@@ -69,7 +69,14 @@ function zoneOffset(ms: number, zone: string): number {
   }
   const parts: Record<string, number> = {};
   for (const part of format.formatToParts(new Date(ms))) parts[part.type] = Number(part.value);
-  const local = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  const local = Date.UTC(
+    parts.year!,
+    parts.month! - 1,
+    parts.day!,
+    parts.hour!,
+    parts.minute!,
+    parts.second!,
+  );
   return local - Math.floor(ms / 1000) * 1000;
 }
 
