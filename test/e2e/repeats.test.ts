@@ -1,5 +1,6 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRepeatsJob } from "../../src/bot/payout/repeats/job.ts";
 import { scheduleOf } from "../../src/bot/payout/repeats/render.ts";
 import { dueAt } from "../../src/bot/payout/repeats/schedule.ts";
 import type { Repeat } from "../../src/store/index.ts";
@@ -189,5 +190,51 @@ describe("repeat sends", () => {
     // The card pressed Pause on says so, without buttons.
     expect(current(bola, card).text).toMatch(/^⏸ Paused:/);
     expect(buttons(current(bola, card))).toEqual([]);
+  });
+
+  it("two processes' due jobs at once: one card per occurrence", async () => {
+    const cleo = stack.tg.user({ id: 7903, first_name: "Cleo" });
+    await nigerianRecipient(cleo, { account: "0149200002" });
+    const { invoice } = await confirmQuote(cleo, await quoteFor(cleo, "3000"));
+    await (await cleo.press(invoice, /Save recipient/)).answer();
+    await cleo.nextMessage({ match: /Saved/ });
+    const [recipient] = await stack.app.store.recipients.list(cleo.id);
+    const { app } = stack;
+    const now = stack.sandbox.now();
+    const { repeat } = await app.store.repeats.create(
+      {
+        userId: cleo.id,
+        chatId: cleo.id,
+        recipientId: recipient!.id,
+        corridor: "NG",
+        label: recipient!.label,
+        amount: { amount: 300_000, currency: "NGNKOBO" },
+        cadence: "week",
+        anchor: "2020-01-06",
+        clock: "NG",
+      },
+      // Due long ago (years of weekly dates missed): exactly one card, however many jobs look at it.
+      now - DAY,
+      new Date(now).toISOString(),
+    );
+    const jobs = [1, 2, 3].map(() =>
+      createRepeatsJob({
+        deps: app.deps,
+        telegram: app.bot.api,
+        languageOf: async () => "en",
+        logger: app.deps.logger,
+      }),
+    );
+    const outcomes = await Promise.all(jobs.map((job) => job.handle(repeat.id)));
+    // The app's own job (after every reconciler tick) races these three too: at most one of all of them sends.
+    expect(outcomes.filter((outcome) => outcome === "sent").length).toBeLessThanOrEqual(1);
+    const card = await cardFor(stack, cleo, (await onlyRepeat(stack, cleo.id)).next - 1);
+    expect(card.text).toContain("Earlier dates that passed meanwhile are not sent again");
+    const after = await onlyRepeat(stack, cleo.id);
+    expect(dueAt(scheduleOf(after), after.next)).toBeGreaterThan(stack.sandbox.now());
+    expect(dueAt(scheduleOf(after), after.next - 1)).toBeLessThanOrEqual(stack.sandbox.now());
+    // Once more, all together: nothing is due any more.
+    expect(await Promise.all(jobs.map((job) => job.sendDue()))).toEqual([0, 0, 0]);
+    expect(dueCards(cleo)).toHaveLength(1);
   });
 });
