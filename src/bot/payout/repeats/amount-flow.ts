@@ -4,6 +4,7 @@ import { RecipientLimitError, RepeatLimitError } from "../../../store/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
 import { minimums } from "../../conversations/payout/effects.ts";
 import { maskedLabel } from "../../features/recipients.ts";
+import { waitForText } from "../../helpers/wait-text.ts";
 import { cancelButton } from "../../keyboards/main-menu.ts";
 import { checkAmount } from "../../services/payout-quote.ts";
 import { createdText, createRepeat } from "./create.ts";
@@ -67,15 +68,10 @@ export async function repeatAmountFlow(
     reply_markup: { inline_keyboard: [[cancelButton(ctx.t)]] },
   });
 
-  let current: FlowContext = ctx;
   for (;;) {
-    current = await conversation.wait();
-    const text = current.message?.text;
-    if (current.callbackQuery || text?.startsWith("/")) await conversation.skip({ next: true });
-    if (text === undefined) {
-      await current.reply(current.t("repeats:amount.hint"));
-      continue;
-    }
+    const { ctx: current, text } = await waitForText(conversation, (other) =>
+      other.reply(other.t("repeats:amount.hint")),
+    );
     const checked = checkAmount(text, { mode: currency, target: currency, minimum, locale: current.locale });
     if (!checked.ok) {
       const error = current.t(`payout:amount.error.${checked.reason}`, {
