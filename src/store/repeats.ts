@@ -12,7 +12,7 @@ import { LuaScript } from "./script.ts";
  * paused one is out of it. The schedule's rules live with the feature (src/bot/payout/repeats/schedule.ts): the
  * store keeps the record and moves it only by compare-and-set, so two processes never act on one state twice.
  */
-export const repeatSchema = z.object({
+const repeatSchema = z.object({
   id: z.string(),
   userId: z.number().int(),
   chatId: z.number().int(),
@@ -35,7 +35,7 @@ export const repeatSchema = z.object({
 });
 export type Repeat = z.infer<typeof repeatSchema>;
 
-export const MAX_REPEATS = 10;
+const MAX_REPEATS = 10;
 
 /** A record as read, with the exact text it was read from (the compare-and-set's expected value). */
 export interface RepeatSnapshot {

@@ -62,7 +62,7 @@ async function edit(ctx: BotContext, text: string, keyboard?: InlineKeyboard): P
     });
 }
 
-export function repeatsComposer(): Composer<BotContext> {
+function repeatsComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   const showList = async (ctx: BotContext) => {

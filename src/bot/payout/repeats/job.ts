@@ -6,7 +6,7 @@ import type { BotDeps } from "../../context.ts";
 import { dueCardKeyboard, dueCardText, nextDueAt, scheduleOf, summaryText, type View } from "./render.ts";
 import { catchUp, dueAt } from "./schedule.ts";
 
-export interface RepeatsJobDeps {
+interface RepeatsJobDeps {
   deps: Pick<BotDeps, "store" | "translator" | "now">;
   /** bot.api: the outbound policy (throttler, auto-retry, size guard) applies. */
   telegram: Api;
@@ -16,7 +16,7 @@ export interface RepeatsJobDeps {
   batchSize?: number;
 }
 
-export type RepeatOutcome = "sent" | "not_due" | "claimed_elsewhere" | "gone" | "recipient_gone";
+type RepeatOutcome = "sent" | "not_due" | "claimed_elsewhere" | "gone" | "recipient_gone";
 
 /**
  * The due job, run after every reconciler tick (one process at a time runs the tick; the claim below makes it

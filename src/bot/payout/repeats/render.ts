@@ -34,7 +34,7 @@ export function amountCurrency(repeat: Pick<Repeat, "amount">): CurrencyCode | u
 }
 
 /** "₦50,000.00 (they receive)" or "21,000 sats (you pay)". */
-export function amountText(view: View, repeat: Pick<Repeat, "amount">): string {
+function amountText(view: View, repeat: Pick<Repeat, "amount">): string {
   const currency = amountCurrency(repeat) ?? "BTCSAT";
   const amount = formatMoney(repeat.amount.amount, currency, view.locale);
   return view.t(currency === "BTCSAT" ? "repeats:amount.pay" : "repeats:amount.receive", { amount });

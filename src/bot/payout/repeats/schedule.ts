@@ -15,7 +15,7 @@ export interface Schedule {
 }
 
 /** The local hour a due card is sent at: morning, not midnight. */
-export const DUE_HOUR = 9;
+const DUE_HOUR = 9;
 /** No schedule is walked further than this many occurrences in one call (about 190 years of weeks). */
 const MAX_STEPS = 10_000;
 
@@ -35,7 +35,7 @@ const formatDay = (utcMs: number) => {
 };
 
 /** Days in a month (month 1–12). */
-export function daysInMonth(year: number, month: number): number {
+function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
