@@ -2,7 +2,7 @@ import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRepeatsJob } from "../../src/bot/payout/repeats/job.ts";
 import { scheduleOf } from "../../src/bot/payout/repeats/render.ts";
-import { dueAt } from "../../src/bot/payout/repeats/schedule.ts";
+import { dueAt, occurrenceDay } from "../../src/bot/payout/repeats/schedule.ts";
 import type { Repeat } from "../../src/store/index.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
@@ -30,11 +30,11 @@ async function onlyRepeat(stack: Stack, userId: number): Promise<Repeat> {
   return repeats[0]!;
 }
 
-/** The due card for occurrence `n`, once the job has recorded sending it. */
-async function cardFor(stack: Stack, user: UserDriver, n: number): Promise<Message> {
+/** The due card for occurrence `n` (or for any occurrence), once the job has recorded sending it. */
+async function cardFor(stack: Stack, user: UserDriver, n?: number): Promise<Message> {
   await expect
     .poll(async () => (await onlyRepeat(stack, user.id)).lastCard, { timeout: 15_000 })
-    .toMatchObject({ n, messageId: expect.any(Number) });
+    .toMatchObject({ ...(n === undefined ? {} : { n }), messageId: expect.any(Number) });
   const { lastCard } = await onlyRepeat(stack, user.id);
   const card = user.message(lastCard!.messageId!);
   if (!card) throw new Error("the due card is not in the chat");
@@ -236,5 +236,51 @@ describe("repeat sends", () => {
     // Once more, all together: nothing is due any more.
     expect(await Promise.all(jobs.map((job) => job.sendDue()))).toEqual([0, 0, 0]);
     expect(dueCards(cleo)).toHaveLength(1);
+  });
+
+  it("in the user's language and clock: a Swahili user's card at 09:00 Nairobi time, paused from the card", async () => {
+    const wanjiku = stack.tg.user({ id: 7904, first_name: "Wanjiku", language_code: "sw" });
+    await wanjiku.send("/start");
+    await wanjiku.nextMessage();
+    const recipient = await stack.app.store.recipients.save({
+      userId: wanjiku.id,
+      corridor: "KE",
+      method: "kes_phone",
+      label: "M-Pesa +********0000 · Jane Wanjiku",
+      details: { phoneNumber: "254790000000", accountName: "Jane Wanjiku", network: "mpesa" },
+    });
+    const now = stack.sandbox.now();
+    await stack.app.store.repeats.create(
+      {
+        userId: wanjiku.id,
+        chatId: wanjiku.id,
+        recipientId: recipient.id,
+        corridor: "KE",
+        label: recipient.label,
+        amount: { amount: 250_000, currency: "KESCENT" },
+        cadence: "month",
+        anchor: "2026-01-31",
+        clock: "KE",
+      },
+      now,
+      new Date(now).toISOString(),
+    );
+    const card = await cardFor(stack, wanjiku);
+    // Anchored on 31 January, monthly: the latest date already due is a month's end (28th–31st), 09:00 in Nairobi.
+    const { lastCard } = await onlyRepeat(stack, wanjiku.id);
+    expect(occurrenceDay({ cadence: "month", anchor: "2026-01-31" }, lastCard!.n)).toMatch(/-(28|29|30|31)$/);
+    expect(card.text).toContain("Ni siku ya utumaji wako wa kurudia");
+    expect(card.text).toContain("M-Pesa +********0000 · Jane Wanjiku");
+    expect(card.text).toContain("(anachopokea) · kila mwezi");
+    // Nairobi time, named as Swahili names it.
+    expect(card.text).toMatch(/Tarehe: .+, 09:00 GMT ?\+3/);
+    expect(card.text).not.toContain("254790000000");
+    expect(buttons(card)).toContain("💱 Pata bei");
+    const paused = await pressAndEdit(wanjiku, card, "⏸ Sitisha kwa muda", /Imesitishwa/);
+    expect(buttons(paused)).toEqual([]);
+    await wanjiku.send("/repeats");
+    const list = await wanjiku.nextMessage({ match: /Utumaji wako wa kurudia/ });
+    expect(list.text).toContain("⏸ Imesitishwa");
+    expect(buttons(list)).toContain("▶️ 1");
   });
 });

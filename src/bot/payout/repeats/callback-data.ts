@@ -1,7 +1,7 @@
 import { defineCallbackData, ID, oneOf } from "../../callback-data/define.ts";
 
 /** A repeat's id (8 hex digits, server side). */
-export const REPEAT_ID = /[0-9a-f]{8}/;
+const REPEAT_ID = /[0-9a-f]{8}/;
 
 const REPEAT_ACTIONS = ["quote", "skip", "pause", "resume", "amount", "stop"] as const;
 export type RepeatAction = (typeof REPEAT_ACTIONS)[number];

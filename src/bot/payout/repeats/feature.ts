@@ -9,7 +9,7 @@ import type { Feature } from "../../features/types.ts";
 import { leaveFlows } from "../../helpers/leave-flows.ts";
 import { methodOf } from "../../services/payout-recipient.ts";
 import { REPEAT_AMOUNT_CONVERSATION, type RepeatAmountArgs, repeatAmountFlow } from "./amount-flow.ts";
-import { REPEAT_ID, repeatData, repeatNewData } from "./callback-data.ts";
+import { repeatData, repeatNewData } from "./callback-data.ts";
 import { createdText, createRepeat } from "./create.ts";
 import {
   amountCurrency,
@@ -36,6 +36,9 @@ export function repeatsFeature(): Feature {
     composer: repeatsComposer(),
   };
 }
+
+/** A saved recipient's id, as the 🔁 button of /recipients carries it. */
+const RECIPIENT_REF = /^[0-9a-f]{8}$/;
 
 const viewOf = (ctx: BotContext): View => ({ t: ctx.t, locale: ctx.locale });
 
@@ -78,7 +81,7 @@ function repeatsComposer(): Composer<BotContext> {
     const userId = ctx.from.id;
     const { store } = ctx.deps;
     if (source === "r") {
-      const recipient = REPEAT_ID.test(ref) ? await store.recipients.get(userId, ref) : undefined;
+      const recipient = RECIPIENT_REF.test(ref) ? await store.recipients.get(userId, ref) : undefined;
       if (!recipient) {
         await ctx.answerCallbackQuery({ text: ctx.t("recipients:toast.not_found") });
         return;
