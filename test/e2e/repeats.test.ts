@@ -283,4 +283,37 @@ describe("repeat sends", () => {
     expect(list.text).toContain("⏸ Imesitishwa");
     expect(buttons(list)).toContain("▶️ 1");
   });
+
+  it("an owner who blocked the bot: the card cannot go out, and the repeat pauses instead of knocking every week", async () => {
+    const dayo = stack.tg.user({ id: 7905, first_name: "Dayo" });
+    await dayo.send("/start");
+    await dayo.nextMessage();
+    const recipient = await stack.app.store.recipients.save({
+      userId: dayo.id,
+      corridor: "NG",
+      method: "ngn_bank",
+      label: "GTBANK PLC ••0003 · OLADEJI OLAOLU",
+      details: { bankAccountNumber: "0149200003", bankAccountName: "OLADEJI OLAOLU", bankCode: "000013" },
+    });
+    dayo.block();
+    const now = stack.sandbox.now();
+    const { repeat } = await stack.app.store.repeats.create(
+      {
+        userId: dayo.id,
+        chatId: dayo.id,
+        recipientId: recipient.id,
+        corridor: "NG",
+        label: recipient.label,
+        amount: { amount: 500_000, currency: "NGNKOBO" },
+        cadence: "week",
+        anchor: "2026-03-02",
+        clock: "NG",
+      },
+      now,
+      new Date(now).toISOString(),
+    );
+    await expect.poll(async () => (await onlyRepeat(stack, dayo.id)).paused, { timeout: 15_000 }).toBe(true);
+    expect(await stack.redis.zscore("repeats:due", repeat.id)).toBeNull();
+    expect(dueCards(dayo)).toEqual([]);
+  });
 });

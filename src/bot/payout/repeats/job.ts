@@ -1,4 +1,4 @@
-import type { Api } from "grammy";
+import { type Api, GrammyError } from "grammy";
 import { intlLocale, type LanguageCode } from "../../../i18n/index.ts";
 import type { Logger } from "../../../log/logger.ts";
 import type { Repeat, RepeatSnapshot } from "../../../store/index.ts";
@@ -94,7 +94,18 @@ export function createRepeatsJob(input: RepeatsJobDeps) {
           : undefined,
       );
     } catch (error) {
-      logger.warn({ err: error, repeatId: id, occurrence: step.send }, "could not send a repeat's due card");
+      if (error instanceof GrammyError && error.error_code === 403) {
+        // Blocked or gone: stop knocking every period; /repeats (after they come back) resumes it.
+        await store.repeats.update(id, (current) =>
+          current.paused ? undefined : { repeat: { ...current, paused: true }, dueAt: undefined },
+        );
+        logger.info({ repeatId: id }, "repeat paused: its owner cannot be reached");
+      } else {
+        logger.warn(
+          { err: error, repeatId: id, occurrence: step.send },
+          "could not send a repeat's due card",
+        );
+      }
     }
     return "sent";
   }
