@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRepeatsJob } from "../../src/bot/payout/repeats/job.ts";
 import { scheduleOf } from "../../src/bot/payout/repeats/render.ts";
 import { dueAt, occurrenceDay } from "../../src/bot/payout/repeats/schedule.ts";
-import type { Repeat } from "../../src/store/index.ts";
+import type { Recipient, Repeat } from "../../src/store/index.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import {
@@ -39,6 +39,33 @@ async function cardFor(stack: Stack, user: UserDriver, n?: number): Promise<Mess
   const card = user.message(lastCard!.messageId!);
   if (!card) throw new Error("the due card is not in the chat");
   return card;
+}
+
+/** A user who has started the bot and has one saved recipient (written through the store). */
+async function withRecipient(
+  stack: Stack,
+  user: UserDriver,
+  recipient: Pick<Recipient, "corridor" | "method" | "label" | "details">,
+): Promise<Recipient> {
+  await user.send("/start");
+  await user.nextMessage();
+  return stack.app.store.recipients.save({ userId: user.id, ...recipient });
+}
+
+/** A repeat to a saved recipient, set up through the store and scheduled at `dueAt` (the sandbox's now by default). */
+function repeatDue(
+  stack: Stack,
+  recipient: Recipient,
+  fields: Pick<Repeat, "amount" | "cadence" | "anchor">,
+  dueAt = stack.sandbox.now(),
+) {
+  const base = { userId: recipient.userId, chatId: recipient.userId, recipientId: recipient.id };
+  const where = { corridor: recipient.corridor, clock: recipient.corridor, label: recipient.label };
+  return stack.app.store.repeats.create(
+    { ...base, ...where, ...fields },
+    dueAt,
+    new Date(stack.sandbox.now()).toISOString(),
+  );
 }
 
 /** Pay a confirmed payout in the sandbox and wait for its status card to say it landed. */
@@ -200,22 +227,12 @@ describe("repeat sends", () => {
     await cleo.nextMessage({ match: /Saved/ });
     const [recipient] = await stack.app.store.recipients.list(cleo.id);
     const { app } = stack;
-    const now = stack.sandbox.now();
-    const { repeat } = await app.store.repeats.create(
-      {
-        userId: cleo.id,
-        chatId: cleo.id,
-        recipientId: recipient!.id,
-        corridor: "NG",
-        label: recipient!.label,
-        amount: { amount: 300_000, currency: "NGNKOBO" },
-        cadence: "week",
-        anchor: "2020-01-06",
-        clock: "NG",
-      },
-      // Due long ago (years of weekly dates missed): exactly one card, however many jobs look at it.
-      now - DAY,
-      new Date(now).toISOString(),
+    // Due long ago (years of weekly dates missed): exactly one card, however many jobs look at it.
+    const { repeat } = await repeatDue(
+      stack,
+      recipient!,
+      { amount: { amount: 300_000, currency: "NGNKOBO" }, cadence: "week", anchor: "2020-01-06" },
+      stack.sandbox.now() - DAY,
     );
     const jobs = [1, 2, 3].map(() =>
       createRepeatsJob({
@@ -240,31 +257,17 @@ describe("repeat sends", () => {
 
   it("in the user's language and clock: a Swahili user's card at 09:00 Nairobi time, paused from the card", async () => {
     const wanjiku = stack.tg.user({ id: 7904, first_name: "Wanjiku", language_code: "sw" });
-    await wanjiku.send("/start");
-    await wanjiku.nextMessage();
-    const recipient = await stack.app.store.recipients.save({
-      userId: wanjiku.id,
+    const recipient = await withRecipient(stack, wanjiku, {
       corridor: "KE",
       method: "kes_phone",
       label: "M-Pesa +********0000 · Jane Wanjiku",
       details: { phoneNumber: "254790000000", accountName: "Jane Wanjiku", network: "mpesa" },
     });
-    const now = stack.sandbox.now();
-    await stack.app.store.repeats.create(
-      {
-        userId: wanjiku.id,
-        chatId: wanjiku.id,
-        recipientId: recipient.id,
-        corridor: "KE",
-        label: recipient.label,
-        amount: { amount: 250_000, currency: "KESCENT" },
-        cadence: "month",
-        anchor: "2026-01-31",
-        clock: "KE",
-      },
-      now,
-      new Date(now).toISOString(),
-    );
+    await repeatDue(stack, recipient, {
+      amount: { amount: 250_000, currency: "KESCENT" },
+      cadence: "month",
+      anchor: "2026-01-31",
+    });
     const card = await cardFor(stack, wanjiku);
     // Anchored on 31 January, monthly: the latest date already due is a month's end (28th–31st), 09:00 in Nairobi.
     const { lastCard } = await onlyRepeat(stack, wanjiku.id);
@@ -286,32 +289,18 @@ describe("repeat sends", () => {
 
   it("an owner who blocked the bot: the card cannot go out, and the repeat pauses instead of knocking every week", async () => {
     const dayo = stack.tg.user({ id: 7905, first_name: "Dayo" });
-    await dayo.send("/start");
-    await dayo.nextMessage();
-    const recipient = await stack.app.store.recipients.save({
-      userId: dayo.id,
+    const recipient = await withRecipient(stack, dayo, {
       corridor: "NG",
       method: "ngn_bank",
       label: "GTBANK PLC ••0003 · OLADEJI OLAOLU",
       details: { bankAccountNumber: "0149200003", bankAccountName: "OLADEJI OLAOLU", bankCode: "000013" },
     });
     dayo.block();
-    const now = stack.sandbox.now();
-    const { repeat } = await stack.app.store.repeats.create(
-      {
-        userId: dayo.id,
-        chatId: dayo.id,
-        recipientId: recipient.id,
-        corridor: "NG",
-        label: recipient.label,
-        amount: { amount: 500_000, currency: "NGNKOBO" },
-        cadence: "week",
-        anchor: "2026-03-02",
-        clock: "NG",
-      },
-      now,
-      new Date(now).toISOString(),
-    );
+    const { repeat } = await repeatDue(stack, recipient, {
+      amount: { amount: 500_000, currency: "NGNKOBO" },
+      cadence: "week",
+      anchor: "2026-03-02",
+    });
     await expect.poll(async () => (await onlyRepeat(stack, dayo.id)).paused, { timeout: 15_000 }).toBe(true);
     expect(await stack.redis.zscore("repeats:due", repeat.id)).toBeNull();
     expect(dueCards(dayo)).toEqual([]);
