@@ -11,6 +11,7 @@ import { allFeatures, type Feature } from "./bot/features/index.ts";
 import { createMerchantFeed } from "./bot/features/merchant/index.ts";
 import { createDeliverMissing } from "./bot/features/recovery/index.ts";
 import { createRateAlertChecker, type RateAlertChecker } from "./bot/payout/alerts/checker.ts";
+import { createRepeatsJob } from "./bot/payout/repeats/job.ts";
 import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
 import { onRefundWithdrawalEvent } from "./bot/services/refunds.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
@@ -197,6 +198,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const alerts = createAlerts({ ...deps, telegram: bot.api, metrics, flushEveryMs: options.alertFlushMs });
   const merchantFeed = createMerchantFeed({ ...deps, telegram: bot.api, alerts });
+  const languageOf = languageResolver(store.users, accountLanguage);
+  const repeats = createRepeatsJob({ deps, telegram: bot.api, languageOf, logger });
   const events = createEventsPipeline({
     redis,
     queueBackend: options.queueBackend,
@@ -205,7 +208,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     api,
     telegram: bot.api,
     translator,
-    languageOf: languageResolver(store.users, accountLanguage),
+    languageOf,
     metrics,
     webhookSecret: options.payout.webhookSecret,
     allowUnsigned: config.payout.allowUnsignedWebhooks,
@@ -222,6 +225,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await merchantFeed(event);
     },
     deliverMissing: createDeliverMissing({ ...deps, telegram: bot.api }),
+    afterTick: () => repeats.sendDue(),
     processes,
   });
   deps.ops = events;

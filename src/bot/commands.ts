@@ -12,6 +12,7 @@ export const USER_COMMANDS = [
   "status",
   "history",
   "recipients",
+  "repeats",
   "price",
   "language",
   "help",

@@ -70,6 +70,8 @@ export interface EventsPipelineDeps {
    */
   deliverMissing?: DeliverMissing;
   recovery?: Partial<RecoveryOptions>;
+  /** More due-time work run after every reconciler tick (the bot's repeat sends); a failure waits for the next tick. */
+  afterTick?: () => Promise<unknown>;
   /**
    * Reconciler tick period (default 7 s). A tick that finds on-chain withdrawals waiting for blocks keeps checking
    * them (every 2 s each) until the next tick is due.
@@ -258,6 +260,11 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         reconcileTick: async () => {
           const outcome = await reconciler.tick(reconcileEveryMs - reconcilerOptions.stepMs);
           await sweep();
+          await deps
+            .afterTick?.()
+            .catch((error: unknown) =>
+              logger.warn({ err: error }, "after-tick work failed; the next tick tries again"),
+            );
           return outcome;
         },
         deliveryConcurrency: deps.deliveryConcurrency ?? 16,

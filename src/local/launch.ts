@@ -21,7 +21,7 @@ export async function startLocalTelegram(): Promise<TelegramEmulator> {
 const LOCAL_HELP = [
   "  :pay         pay your latest invoice or bank transfer in the sandbox",
   "  :mine [n]    mine n blocks in the sandbox (on-chain confirmations)",
-  "  :advance <minutes>   move the sandbox clock forward (expire a quote)",
+  "  :advance <minutes>   move the sandbox clock forward (expire a quote); 2h or 31d also work (a repeat send falls due)",
   "  :invoice <sats>      make a Lightning invoice to paste into the chat (e.g. for a refund)",
   "To see a payout fail after you pay (and get your sats back): send to an account or phone number",
   "ending in 999, e.g. GTBank 0123456999.",
@@ -73,7 +73,7 @@ export function attachTerminal(input: {
           return true;
         }
         if (name === "advance") {
-          const minutes = Number(args[0] ?? "");
+          const minutes = advanceMinutes(args[0] ?? "");
           if (!Number.isFinite(minutes) || minutes <= 0) {
             terminal.print("Usage: :advance <minutes>");
             return true;
@@ -105,4 +105,12 @@ export function attachTerminal(input: {
     "Local mode: this terminal is your Telegram chat with the bot. Type /start. (:help for local commands)",
   );
   return chat;
+}
+
+/** ":advance 6" is minutes; "2h" and "31d" are hours and days (a weekly or monthly repeat send in one step). */
+function advanceMinutes(arg: string): number {
+  const match = /^(\d+(?:\.\d+)?)([mhd]?)$/.exec(arg.trim());
+  if (!match) return Number.NaN;
+  const unit = { "": 1, m: 1, h: 60, d: 24 * 60 }[match[2] as "" | "m" | "h" | "d"];
+  return Number(match[1]) * unit;
 }

@@ -7,6 +7,7 @@ import { PaymentLinkRepository } from "./payment-links.ts";
 import { RateAlertRepository } from "./rate-alerts.ts";
 import { RecipientRepository } from "./recipients.ts";
 import { RefundRepository } from "./refunds.ts";
+import { RepeatRepository } from "./repeats.ts";
 import { RequestRepository } from "./requests.ts";
 import { SettingsRepository } from "./settings.ts";
 import { StatsRepository } from "./stats.ts";
@@ -25,6 +26,7 @@ export * from "./processes.ts";
 export * from "./rate-alerts.ts";
 export * from "./recipients.ts";
 export * from "./refunds.ts";
+export * from "./repeats.ts";
 export * from "./requests.ts";
 export * from "./script.ts";
 export * from "./settings.ts";
@@ -43,6 +45,7 @@ export interface Store {
   refunds: RefundRepository;
   /** Money requests (src/bot/requests). */
   requests: RequestRepository;
+  repeats: RepeatRepository;
   settings: SettingsRepository;
   rateAlerts: RateAlertRepository;
   stats: StatsRepository;
@@ -63,6 +66,7 @@ export function createStore(redis: Redis): Store {
     approvals: new ApprovalRepository(redis),
     refunds: new RefundRepository(redis),
     requests: new RequestRepository(redis),
+    repeats: new RepeatRepository(redis),
     settings: new SettingsRepository(redis),
     rateAlerts: new RateAlertRepository(redis),
     stats: new StatsRepository(redis, orders),

@@ -23,6 +23,10 @@ export const keys = {
   moneyRequestTold: (token: string) => `request:${token}:told`,
   /** A user's requests by creation time (/requests, the inline card, the open-request cap). */
   userRequests: (userId: number) => `user:${userId}:requests`,
+  /** A repeat send (JSON), the user's repeats, and the active ones by their next due time (API clock, ms). */
+  repeat: (id: string) => `repeat:${id}`,
+  userRepeats: (userId: number) => `user:${userId}:repeats`,
+  repeatsDue: () => "repeats:due",
   audit: () => "audit",
   refund: (orderId: string) => `refund:${orderId}`,
   refundsOpen: () => "refunds:open",

@@ -56,6 +56,8 @@ export const orderRecordSchema = z.object({
   pay: moneySchema,
   /** What the recipient gets (local minor units for payouts, sats for buys). */
   receive: moneySchema,
+  /** The amount as the user gave it (a payout typed in local money or in sats), for repeating it as given. */
+  asked: moneySchema.optional(),
   fee: moneySchema,
   /** Display label of the beneficiary, already masked ("GTBANK PLC ••6789 · ADA OBI"). */
   recipientLabel: z.string(),

@@ -15,6 +15,28 @@ describe("local mode (npm start with no configuration)", () => {
 
   const type = (bot: SpawnedBot, line: string) => bot.child.stdin?.write(`${line}\n`);
 
+  /** Local mode with nothing configured, once its terminal is the chat. */
+  const startLocalChat = async () => {
+    const bot = spawnBot({
+      inheritEnv: false,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      stdin: "pipe",
+    });
+    await bot.waitForLog("this terminal is your Telegram chat", { timeoutMs: 60_000 });
+    return bot;
+  };
+
+  /** From /start to the amount prompt of a Nigerian payout: each line typed, and what it brings. */
+  const TO_NG_AMOUNT: Array<[string, RegExp]> = [
+    ["/start", /\[1\] 💸 Send money/],
+    ["1", /\[1\] 🇳🇬 Nigeria · Bank/],
+    ["1", /Which bank\?/],
+    ["gtb", /\[1\] GTBANK PLC/],
+    ["1", /Send the 10-digit account number at GTBANK PLC/],
+    ["0149200000", /Is this the person you want to pay\?/],
+    ["1", /How much should they receive, in naira\?/],
+  ];
+
   it("gives a usable chat in the terminal and shuts everything down on :quit", async () => {
     const bot = spawnBot({
       inheritEnv: false,
@@ -42,20 +64,9 @@ describe("local mode (npm start with no configuration)", () => {
   });
 
   it(":advance moves the bot's clock too: a quote card flips to expired by itself", async () => {
-    const bot = spawnBot({
-      inheritEnv: false,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-      stdin: "pipe",
-    });
-    await bot.waitForLog("this terminal is your Telegram chat", { timeoutMs: 60_000 });
+    const bot = await startLocalChat();
     const steps: Array<[string, RegExp]> = [
-      ["/start", /\[1\] 💸 Send money/],
-      ["1", /\[1\] 🇳🇬 Nigeria · Bank/],
-      ["1", /Which bank\?/],
-      ["gtb", /\[1\] GTBANK PLC/],
-      ["1", /Send the 10-digit account number at GTBANK PLC/],
-      ["0149200000", /Is this the person you want to pay\?/],
-      ["1", /How much should they receive, in naira\?/],
+      ...TO_NG_AMOUNT,
       ["10000", /holds for [45]:\d\d \(until (\d\d:\d\d)/],
     ];
     for (const [line, expected] of steps) {
@@ -89,13 +100,7 @@ describe("local mode (npm start with no configuration)", () => {
 
       // The whole NGN journey, typed: send money → Nigeria → bank → account → confirm → amount → quote → pay.
       const steps: Array<[string, RegExp]> = [
-        ["/start", /\[1\] 💸 Send money/],
-        ["1", /\[1\] 🇳🇬 Nigeria · Bank/],
-        ["1", /Which bank\?/],
-        ["gtb", /\[1\] GTBANK PLC/],
-        ["1", /Send the 10-digit account number at GTBANK PLC/],
-        ["0149200000", /Is this the person you want to pay\?/],
-        ["1", /How much should they receive, in naira\?/],
+        ...TO_NG_AMOUNT,
         ["10000", /Recipient gets: ₦10,000\.00/],
         ["1", /⚡ Pay [\d,]+ sats · code/],
         [":pay", /Sandbox: paid order/],
@@ -115,4 +120,35 @@ describe("local mode (npm start with no configuration)", () => {
       rmSync(emptyPath, { recursive: true, force: true });
     }
   });
+
+  it(":advance 31d brings a monthly repeat send due: its card, a fresh quote, Confirm", async () => {
+    const bot = await startLocalChat();
+    // Each line typed waits for a NEW line of the terminal matching its pattern (the chat repeats some).
+    const steps: Array<[string, RegExp]> = [
+      ...TO_NG_AMOUNT,
+      ["10000", /\[1\] ✅ Confirm/],
+      ["1", /Waiting for payment/],
+      [":pay", /Completed/],
+      // The latest card with buttons: the order's own, with 🧾 Receipt.
+      ["/status", /\[1\] 🧾 Receipt/],
+      ["1", /Send this again on a schedule/],
+      ["2", /Repeat send set up/],
+      [":advance 31d", /Your repeat send is due/],
+      ["1", /holds for [45]:\d\d/],
+      ["1", /Waiting for payment/],
+    ];
+    const shown = (pattern: RegExp) => bot.lines.filter((line) => pattern.test(line.raw)).length;
+    for (const [line, expected] of steps) {
+      const before = shown(expected);
+      type(bot, line);
+      await bot.waitForLog((logged) => expected.test(logged.raw) && shown(expected) > before, {
+        timeoutMs: 30_000,
+      });
+    }
+    expect(bot.lines.some((line) => /Recipient gets: ₦10,000\.00/.test(line.raw))).toBe(true);
+    // One due card (its later edit has no buttons).
+    expect(bot.lines.filter((line) => /\[1\] 💱 Get quote/.test(line.raw))).toHaveLength(1);
+    type(bot, ":quit");
+    expect(await bot.exited).toMatchObject({ code: 0 });
+  }, 90_000);
 });

@@ -15,6 +15,8 @@ export const CALLBACK_PREFIXES = [
   "buy",
   "hist",
   "rcp",
+  "rpt",
+  "rptn",
   "st",
   "price",
   "nl",

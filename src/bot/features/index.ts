@@ -1,5 +1,6 @@
 import type { BotDeps } from "../context.ts";
 import { rateAlertsFeature } from "../payout/alerts/feature.ts";
+import { repeatsFeature } from "../payout/repeats/feature.ts";
 import { requestsFeature } from "../requests/feature.ts";
 import { adminFeature, maintenanceFeature } from "./admin/index.ts";
 import { buyFeature } from "./buy.ts";
@@ -31,6 +32,7 @@ export function allFeatures(_deps: BotDeps): Feature[] {
     { name: "language", composer: languageFeature() },
     historyFeature(),
     recipientsFeature(),
+    repeatsFeature(),
     statusFeature(),
     receiptFeature(),
     refundFeature(),

@@ -1,11 +1,13 @@
 import { Composer } from "grammy";
 import { RECEIPT_CALLBACK_PATTERN, renderReceipt } from "../../orders/index.ts";
 import type { BotContext } from "../context.ts";
+import { offerRepeat } from "../payout/repeats/feature.ts";
 import type { Feature } from "./types.ts";
 
 /**
  * "🧾 Receipt" on a completed order's status card: the receipt as a message of its own, to forward or keep. Only the
- * order's owner gets it (a forwarded card's button pressed by someone else gets a toast).
+ * order's owner gets it (a forwarded card's button pressed by someone else gets a toast). A payout's receipt is
+ * followed by the offer to repeat it every week or month (src/bot/payout/repeats).
  */
 export function receiptComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
@@ -25,6 +27,7 @@ export function receiptComposer(): Composer<BotContext> {
       parse_mode: "HTML",
       link_preview_options: { is_disabled: true },
     });
+    await offerRepeat(ctx, order);
   });
   return composer;
 }

@@ -7,6 +7,7 @@ import { RECIPIENT_ID, RECIPIENTS_OFFSET, recipientsData } from "../callback-dat
 import type { BotContext } from "../context.ts";
 import { leaveFlows } from "../helpers/leave-flows.ts";
 import { mainMenuKeyboard } from "../keyboards/main-menu.ts";
+import { recipientRepeatButton } from "../payout/repeats/entry.ts";
 import { COUNTRY_FLAGS } from "../services/price.ts";
 import type { Feature } from "./types.ts";
 
@@ -63,6 +64,7 @@ export async function renderRecipientsPage(
         ctx.t("recipients:button.delete", { n }),
         recipientsData.pack({ action: "del", value: recipient.id }),
       )
+      .add(recipientRepeatButton(ctx.t, recipient.id, n))
       .row();
   });
   if (offset > 0) {

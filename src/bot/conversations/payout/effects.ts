@@ -231,6 +231,7 @@ export async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Pro
       userId: input.userId,
       pay: { amount: figures.paySats, currency: "BTCSAT" },
       receive: { amount: figures.receive, currency: target },
+      asked: { amount: input.amount.minor, currency: input.amount.currency },
       fee: { amount: figures.feeSats, currency: "BTCSAT" },
       recipientLabel: input.label,
       beneficiary: { ...input.beneficiary } as Record<string, unknown>,

@@ -20,11 +20,15 @@ import { type AmountChoice, type Draft, draftOf } from "./steps.ts";
  * - { country }: a rate alert's "Send now": straight to the recipient step of that corridor (unless paused).
  * - { requestToken }: a money request's link (start req_<token>): its beneficiary and amount, straight to a
  *   fresh quote; the amount is the request's, so a refused quote ends the flow instead of asking for another.
+ * - { recipientToken, amount, quoteKey }: a repeat send's "Get quote": that recipient and amount, straight to the
+ *   quote (quoteKey, the press's callback query id, makes the quote happen once).
  */
 export interface PayoutArgs {
   country?: Country;
   recipientToken?: string;
   requestToken?: string;
+  amount?: AmountChoice;
+  quoteKey?: string;
   requoteOrderId?: string;
   requoteKey?: string;
 }
@@ -59,6 +63,10 @@ export async function payoutFlow(
   } else if (args?.recipientToken) {
     draft = await fromSaved(io, args.recipientToken);
     if (!draft) notice = t("payout:entry.link_gone");
+    else if (args.amount && args.quoteKey) {
+      amount = args.amount;
+      key = `repeat:${args.quoteKey}`;
+    }
   }
 
   const loaded = await io.call("minimums", (deps) => minimums(deps));

@@ -3,6 +3,7 @@ import { formatMoney } from "../../../money/index.ts";
 import { refundableSats, renderRefundCard } from "../../../orders/index.ts";
 import type { OrderRecord, RefundRecord } from "../../../store/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
+import { waitForText } from "../../helpers/wait-text.ts";
 import { cancelButton } from "../../keyboards/main-menu.ts";
 import {
   type Destination,
@@ -39,16 +40,10 @@ export async function refundFlow(conversation: FlowConversation, ctx: FlowContex
     reply_markup: { inline_keyboard: [[cancelButton(ctx.t)]] },
   });
 
-  let current: FlowContext = ctx;
   for (;;) {
-    current = await conversation.wait();
-    const text = current.message?.text;
-    // Other buttons and commands keep working while the flow waits (/cancel is handled before it).
-    if (current.callbackQuery || text?.startsWith("/")) await conversation.skip({ next: true });
-    if (text === undefined) {
-      await current.reply(current.t("refund:hint", { amount }), { parse_mode: "HTML" });
-      continue;
-    }
+    const { ctx: current, text } = await waitForText(conversation, (other) =>
+      other.reply(other.t("refund:hint", { amount }), { parse_mode: "HTML" }),
+    );
     if (text.length > MAX_DESTINATION_LENGTH) {
       await current.reply(current.t("refund:problem.not_recognised", { amount }), { parse_mode: "HTML" });
       continue;
