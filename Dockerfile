@@ -29,8 +29,6 @@ COPY package.json ./
 # dist/i18n reads ../../locales and dist/sandbox/data holds the bank registry: keep dist/ beside locales/.
 COPY --from=build /app/dist ./dist
 COPY locales ./locales
-# The charts' labels (src/charts): resvg in WebAssembly sees no system fonts and reads DejaVu Sans from this package.
-RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \

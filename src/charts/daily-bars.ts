@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { initWasm, Resvg } from "@resvg/resvg-wasm";
 
@@ -25,34 +25,21 @@ const PALETTE = ["#2f7ed8", "#1aadce", "#8bbc21", "#f28f43", "#77a1e5", "#910000
 const FAILED_COLOR = "#d64545";
 const MARGIN = { top: 74, right: 24, bottom: 44, left: 48 };
 
-/**
- * The labels' font: the first of these present (Docker installs fonts-dejavu-core), read once. WebAssembly sees no
- * system fonts; without any of these files the bars still render, the labels do not.
- */
-const FONT_FILES = [
-  "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-  "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-  "/usr/share/fonts/TTF/DejaVuSans.ttf",
-  "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
-  "/usr/share/fonts/noto/NotoSans-Regular.ttf",
-];
-
 interface Renderer {
   fonts: Uint8Array[];
-  family: string;
 }
 let renderer: Promise<Renderer> | undefined;
 
-/** Instantiate the WebAssembly module and read the font, once per process. */
+/**
+ * Instantiate the WebAssembly module and read the labels' fonts, once per process. WebAssembly sees no system
+ * fonts, so DejaVu Sans comes from an npm package: the chart looks the same on every machine, Docker image or not.
+ */
 function loadRenderer(): Promise<Renderer> {
   renderer ??= (async () => {
-    const wasm = readFileSync(createRequire(import.meta.url).resolve("@resvg/resvg-wasm/index_bg.wasm"));
-    await initWasm(wasm);
-    const file = FONT_FILES.find((candidate) => existsSync(candidate));
-    return {
-      fonts: file ? [readFileSync(file)] : [],
-      family: file?.includes("Noto") ? "Noto Sans" : "DejaVu Sans",
-    };
+    const require = createRequire(import.meta.url);
+    await initWasm(readFileSync(require.resolve("@resvg/resvg-wasm/index_bg.wasm")));
+    const font = (file: string) => readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}`));
+    return { fonts: [font("DejaVuSans.ttf"), font("DejaVuSans-Bold.ttf")] };
   })();
   return renderer;
 }
@@ -132,13 +119,15 @@ export function dailyBarsSvg(input: DailyBarsInput): string {
     parts.push(
       `<text x="${CHART_WIDTH / 2}" y="${MARGIN.top + plotH / 2}" font-size="16" text-anchor="middle" fill="#888">${escapeXml(input.emptyLabel)}</text>`,
     );
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${CHART_WIDTH}" height="${CHART_HEIGHT}" font-family="DejaVu Sans, Noto Sans, sans-serif">${parts.join("")}</svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${CHART_WIDTH}" height="${CHART_HEIGHT}" font-family="DejaVu Sans">${parts.join("")}</svg>`;
 }
 
 /** The chart as a PNG (8-bit RGBA, CHART_WIDTH × CHART_HEIGHT). */
 export async function renderDailyBars(input: DailyBarsInput): Promise<Buffer> {
-  const { fonts, family } = await loadRenderer();
-  const resvg = new Resvg(dailyBarsSvg(input), { font: { fontBuffers: fonts, defaultFontFamily: family } });
+  const { fonts } = await loadRenderer();
+  const resvg = new Resvg(dailyBarsSvg(input), {
+    font: { fontBuffers: fonts, defaultFontFamily: "DejaVu Sans" },
+  });
   try {
     const image = resvg.render();
     try {
