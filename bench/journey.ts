@@ -2,13 +2,12 @@ import type { Bot, Context } from "grammy";
 import { createBot } from "../src/bot/create-bot.ts";
 import { allFeatures } from "../src/bot/features/index.ts";
 import { createTelegramTransformers } from "../src/bot/telegram-transformers.ts";
-import { ProcessRegistry } from "../src/store/index.ts";
-import { createCallRecorder, createUpdateInbox } from "../src/updates/index.ts";
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
 import { createFloorBot } from "./lib/floor-bot.ts";
 import { chooseJourney } from "./lib/journeys.ts";
 import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "./lib/local-telegram.ts";
+import { startOurBot } from "./lib/our-bot.ts";
 import { measurePhase, type PerUpdate, type PhaseOptions, perUpdate, stepRows } from "./lib/phases.ts";
 import { startBenchRedis } from "./lib/redis.ts";
 import {
@@ -64,42 +63,15 @@ async function main(): Promise<void> {
   const features = allFeatures(built.deps);
   const journey = chooseJourney(features);
   const steps = journey.steps;
-  const recorder = createCallRecorder(
-    built.deps.store.updates,
-    built.deps.logger,
-    tg.fetch as unknown as Parameters<typeof createCallRecorder>[2],
-  );
-  const bot = createBot(built.deps, {
-    token: BENCH_TOKEN,
-    botInfo: BENCH_BOT,
-    transformers: INBOX
-      ? [recorder.transformers.innermost, ...built.transformers, recorder.transformers.outermost]
-      : built.transformers,
+  const ours = await startOurBot({
+    redis: bench.redis,
+    tg,
+    built,
     features,
-  }) as unknown as Bot<Context>;
-  tg.attach(bot);
-  if (INBOX && bot.api.options) bot.api.options.fetch = recorder.fetch;
-  const handled = new Map<number, () => void>();
-  const processes = new ProcessRegistry(bench.redis);
-  const inbox = createUpdateInbox({
-    repo: built.deps.store.updates,
-    processes,
-    recorder,
-    logger: built.deps.logger,
     concurrency: CONCURRENCY,
-    handle: async (update) => {
-      try {
-        await bot.handleUpdate(update);
-      } finally {
-        handled.get(update.update_id)?.();
-        handled.delete(update.update_id);
-      }
-    },
+    inbox: INBOX,
   });
-  if (INBOX) {
-    await processes.start();
-    await inbox.start();
-  }
+  const bot = ours.bot;
   const floor = createFloorBot(bench.redis, tg) as unknown as Bot<Context>;
   const peer = createPeerBot(bench.redis, tg, built.api) as unknown as Bot<Context>;
   // The peer asks for the bank by name only (no shortcut buttons after the country): that one check is ours alone.
@@ -112,13 +84,7 @@ async function main(): Promise<void> {
     options: Omit<PhaseOptions, "steps"> & { steps?: PhaseOptions["steps"] },
   ) =>
     measurePhase(
-      (update) =>
-        INBOX && target === bot
-          ? new Promise<void>((resolve) => {
-              handled.set(update.update_id, resolve);
-              void inbox.record([update]);
-            })
-          : target.handleUpdate(update),
+      (update) => (target === bot ? ours.handle(update) : target.handleUpdate(update)),
       tg,
       bench.snapshot,
       { ...options, steps: options.steps ?? steps },
@@ -133,7 +99,7 @@ async function main(): Promise<void> {
     scripted: true,
     redisPerStep: true,
   });
-  const ours = await phase(bot, {
+  const oursRun = await phase(bot, {
     users: USERS,
     firstUserId: 3_000_000,
     concurrency: CONCURRENCY,
@@ -201,7 +167,7 @@ async function main(): Promise<void> {
     });
   }
 
-  const o = perUpdate(ours);
+  const o = perUpdate(oursRun);
   const p = perUpdate(peerRun);
   const f = perUpdate(floorRun);
   const oa = perUpdate(oursAlone);
@@ -212,13 +178,13 @@ async function main(): Promise<void> {
   const peerCpuRatio = o.cpuMsPerUpdate / p.cpuMsPerUpdate;
   const aloneCpuFloor = oa.cpuMsPerUpdate / fa.cpuMsPerUpdate;
   const aloneCpuPeer = oa.cpuMsPerUpdate / pa.cpuMsPerUpdate;
-  const failures = [...oursAlone.run.failures, ...ours.run.failures, ...(throttled?.run.failures ?? [])];
+  const failures = [...oursAlone.run.failures, ...oursRun.run.failures, ...(throttled?.run.failures ?? [])];
   const peerFailures = [...peerAlone.run.failures, ...peerRun.run.failures];
   const checks = [
     check(
       "Journeys completed",
       `${USERS}/${USERS}`,
-      `${ours.run.completedJourneys}/${USERS}`,
+      `${oursRun.run.completedJourneys}/${USERS}`,
       failures.length === 0,
     ),
     check("Errors logged by the bot", "0", String(built.counter.errors), built.counter.errors === 0),
@@ -241,7 +207,7 @@ async function main(): Promise<void> {
     check("Wall time per update vs floor", "(none)", `${num(wallRatio, 1)}×`, true),
   ];
 
-  const rows = stepRows(steps, oursAlone, ours);
+  const rows = stepRows(steps, oursAlone, oursRun);
   const peerRows = stepRows(peerSteps, peerAlone, peerRun);
   const lines = [
     "## Part 1–2 — Conversation throughput and the floor",
@@ -254,7 +220,7 @@ async function main(): Promise<void> {
     comparison("All users at once", o, p, f, [
       [
         "Updates / wall time",
-        `${ours.run.updates} / ${num(ours.run.wallMs / 1000, 1)} s`,
+        `${oursRun.run.updates} / ${num(oursRun.run.wallMs / 1000, 1)} s`,
         `${peerRun.run.updates} / ${num(peerRun.run.wallMs / 1000, 1)} s`,
         `${floorRun.run.updates} / ${num(floorRun.run.wallMs / 1000, 1)} s`,
       ],
@@ -291,9 +257,9 @@ async function main(): Promise<void> {
       ]),
     ),
     "",
-    `Redis commands per update, all users at once (ours): ${Object.entries(ours.redis.calls)
+    `Redis commands per update, all users at once (ours): ${Object.entries(oursRun.redis.calls)
       .slice(0, 10)
-      .map(([name, count]) => `${name} ${num(count / Math.max(1, ours.run.updates), 2)}`)
+      .map(([name, count]) => `${name} ${num(count / Math.max(1, oursRun.run.updates), 2)}`)
       .join(", ")}.`,
     "",
     targetsTable(checks),
@@ -328,7 +294,7 @@ async function main(): Promise<void> {
       throttle: THROTTLE,
     },
     journey: { name: journey.name, full: journey.full, steps: steps.map((step) => step.name) },
-    ours: { ...o, redisCalls: ours.redis.calls, failures: failures.length },
+    ours: { ...o, redisCalls: oursRun.redis.calls, failures: failures.length },
     peer: { ...p, redisCalls: peerRun.redis.calls, failures: peerFailures.length },
     floor: { ...f, redisCalls: floorRun.redis.calls },
     alone: { ours: oa, peer: pa, floor: fa },
@@ -352,8 +318,7 @@ async function main(): Promise<void> {
   });
   progress(`journey: results in ${path}`);
 
-  await inbox.stop();
-  await processes.stop();
+  await ours.stop();
   await built.api.close();
   await sandboxProcess.stop();
   await bench.stop();
