@@ -31,6 +31,7 @@ import { SimUser } from "./lib/sim-user.ts";
  * inbox and the production outbound policy (createTelegramTransformers: throttler, auto-retry).
  *
  *   npm run bench:latency -- [--rates 100,300,600] [--seconds 8] [--throttle true] [--concurrency 32]
+ *     [--drain-seconds 20]
  */
 const RATES = stringOption("rates", "BENCH_RATES", "100,300,600")
   .split(",")
@@ -39,6 +40,11 @@ const RATES = stringOption("rates", "BENCH_RATES", "100,300,600")
 const SECONDS = intOption("seconds", "BENCH_SECONDS", 8);
 const THROTTLE = boolOption("throttle", "BENCH_THROTTLE", true);
 const CONCURRENCY = intOption("concurrency", "BENCH_CONCURRENCY", 32);
+/**
+ * After the arrivals stop, wait this long for the answers. An overloaded rate may never catch up in reasonable time:
+ * what is still unanswered then is counted as late (its latency is at least this much), not waited for.
+ */
+const DRAIN_SECONDS = intOption("drain-seconds", "BENCH_DRAIN_SECONDS", 20);
 const MESSAGES = new Set([
   "sendMessage",
   "sendPhoto",
@@ -58,6 +64,8 @@ interface RateResult {
   lastOfTwoOrMore: LatencySummary;
   handledIn: LatencySummary;
   unanswered: number;
+  /** Still not handled DRAIN_SECONDS after the last arrival. */
+  late: number;
   failures: number;
 }
 
@@ -136,8 +144,15 @@ async function main(): Promise<void> {
       const walker = idle.shift() ?? { user: new SimUser(nextUser, tg), index: nextUser++, step: 0 };
       pending.push(send(walker));
     }
-    await Promise.all(pending);
+    let drained = false;
+    await Promise.race([
+      Promise.all(pending).then(() => {
+        drained = true;
+      }),
+      new Promise((resolve) => setTimeout(resolve, DRAIN_SECONDS * 1000).unref()),
+    ]);
     const wall = performance.now() - started;
+    const late = drained ? 0 : offered - handled - failures;
     const used = process.cpuUsage(cpu);
     for (const walker of idle) tg.forget(walker.user.id);
     return {
@@ -150,6 +165,7 @@ async function main(): Promise<void> {
       lastOfTwoOrMore: summarize(last),
       handledIn: summarize(handledIn),
       unanswered: handled - first.length,
+      late,
       failures,
     };
   };
@@ -164,14 +180,20 @@ async function main(): Promise<void> {
   }
 
   const at300 = results.find((result) => result.rate === 300);
+  const lateAt300 = at300 !== undefined && at300.late > 0;
   const checks = at300
     ? [
-        check("Reply latency p99 at 300 updates/s", "≤ 50 ms", ms(at300.first.p99), at300.first.p99 <= 50),
+        check(
+          "Reply latency p99 at 300 updates/s",
+          "≤ 50 ms",
+          lateAt300 ? `> ${DRAIN_SECONDS} s (${at300.late} late)` : ms(at300.first.p99),
+          !lateAt300 && at300.first.p99 <= 50,
+        ),
         check(
           "Two-message reply, last message p99 at 300 updates/s",
           "≤ 100 ms",
           ms(at300.lastOfTwoOrMore.p99),
-          at300.lastOfTwoOrMore.p99 <= 100,
+          !lateAt300 && at300.lastOfTwoOrMore.count > 0 && at300.lastOfTwoOrMore.p99 <= 100,
         ),
       ]
     : [];
@@ -191,6 +213,7 @@ async function main(): Promise<void> {
         "p99",
         "(n)",
         "Handled p99",
+        `Late (> ${DRAIN_SECONDS} s)`,
         "Failures",
       ],
       results.map((result) => [
@@ -203,6 +226,7 @@ async function main(): Promise<void> {
         ms(result.lastOfTwoOrMore.p99),
         result.lastOfTwoOrMore.count,
         ms(result.handledIn.p99),
+        result.late,
         result.failures,
       ]),
     ),
@@ -217,10 +241,12 @@ async function main(): Promise<void> {
     logs: built.counter,
   });
   progress(`latency: results in ${path}`);
-  await ours.stop();
+  // Late updates of an overloaded rate may still be queued: the stop does not wait for them.
+  await ours.stop(1_000);
   await built.api.close();
   await sandboxProcess.stop();
   await bench.stop();
+  process.exit(0);
 }
 
 main().catch((error: unknown) => {

@@ -16,7 +16,7 @@ import { BENCH_BOT, BENCH_TOKEN, type LocalTelegram } from "./local-telegram.ts"
 export interface OurBot {
   bot: Bot<Context>;
   handle(update: Update): Promise<void>;
-  stop(): Promise<void>;
+  stop(graceMs?: number): Promise<void>;
 }
 
 export async function startOurBot(options: {
@@ -79,8 +79,8 @@ export async function startOurBot(options: {
         handled.set(update.update_id, resolve);
         void inbox.record([update]);
       }),
-    async stop() {
-      await inbox.stop();
+    async stop(graceMs?: number) {
+      await inbox.stop(graceMs);
       await processes.stop();
     },
   };
