@@ -44,6 +44,8 @@ const CONCURRENCY = intOption("concurrency", "BENCH_CONCURRENCY", 32);
  * After the arrivals stop, wait this long for the answers. An overloaded rate may never catch up in reasonable time:
  * what is still unanswered then is counted as late (its latency is at least this much), not waited for.
  */
+/** The outbound policy's global budget (messages/s; Telegram documents about 30 for bulk notifications). */
+const GLOBAL_PER_SECOND = intOption("global-per-second", "BENCH_GLOBAL_PER_SECOND", 30);
 const DRAIN_SECONDS = intOption("drain-seconds", "BENCH_DRAIN_SECONDS", 20);
 const MESSAGES = new Set([
   "sendMessage",
@@ -83,7 +85,11 @@ async function main(): Promise<void> {
     features,
     concurrency: CONCURRENCY,
     inbox: true,
-    transformers: createTelegramTransformers({ throttle: THROTTLE, logger: built.deps.logger }),
+    transformers: createTelegramTransformers({
+      throttle: THROTTLE,
+      logger: built.deps.logger,
+      pacing: { globalPerSecond: GLOBAL_PER_SECOND, globalBurst: GLOBAL_PER_SECOND },
+    }),
   });
 
   /** Per chat, the update in flight: when it was sent and when its messages arrived. */
@@ -200,7 +206,7 @@ async function main(): Promise<void> {
   const lines = [
     "## Open-loop reply latency",
     "",
-    `Journey **${journey.name}**; updates arrive at a fixed Poisson rate for ${SECONDS} s per rate, each from a user whose previous answer has arrived. Ours through the update inbox (concurrency ${CONCURRENCY}) with the production outbound policy (throttler ${THROTTLE ? "on" : "off"}); Telegram answered in-process. Latency: update recorded → first message (send or edit) for that chat at Telegram; "last" is the last message of updates answered with two or more. ${machineLine()}.`,
+    `Journey **${journey.name}**; updates arrive at a fixed Poisson rate for ${SECONDS} s per rate, each from a user whose previous answer has arrived. Ours through the update inbox (concurrency ${CONCURRENCY}) with the production outbound policy (throttler ${THROTTLE ? `on, global budget ${GLOBAL_PER_SECOND}/s` : "off"}); Telegram answered in-process. Latency: update recorded → first message (send or edit) for that chat at Telegram; "last" is the last message of updates answered with two or more. ${machineLine()}.`,
     "",
     table(
       [
@@ -235,7 +241,13 @@ async function main(): Promise<void> {
   ];
   console.log(lines.join("\n"));
   const path = writeResults("latency", {
-    settings: { rates: RATES, seconds: SECONDS, throttle: THROTTLE, concurrency: CONCURRENCY },
+    settings: {
+      rates: RATES,
+      seconds: SECONDS,
+      throttle: THROTTLE,
+      concurrency: CONCURRENCY,
+      globalPerSecond: GLOBAL_PER_SECOND,
+    },
     results,
     targets: checks,
     logs: built.counter,
