@@ -248,9 +248,11 @@ async function main(): Promise<void> {
         `Redis commands per event by stage (${result.label}; the reconciler's ticks fall in whichever stage they happen):`,
         "",
         table(
-          ["Stage", "Commands per event", "Top commands"],
+          ["Stage", "Took (alone)", "Events/s", "Commands per event", "Top commands"],
           (result.stages ?? []).map((stage) => [
             stage.stage,
+            `${num(stage.seconds, 1)} s`,
+            num(result.events / Math.max(0.001, stage.seconds), 0),
             num(stage.perEvent, 1),
             Object.entries(stage.top)
               .map(([name, count]) => `${name} ${num(count, 1)}`)

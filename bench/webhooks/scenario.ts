@@ -57,6 +57,8 @@ export interface ScenarioOptions {
 /** Redis commands per event in each stage of a staged run. */
 export interface StageCost {
   stage: string;
+  /** How long the stage took alone (posting, for receive: paced by the sender). */
+  seconds: number;
   perEvent: number;
   top: Record<string, number>;
 }
@@ -263,6 +265,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     globalThis.gc?.();
     const profiler = options.cpuProfileDir ? await startProfiler() : undefined;
     const redisBefore = await options.redis.snapshot();
+    const postingStarted = performance.now();
     const cpuBefore = process.cpuUsage();
     const eluBefore = performance.eventLoopUtilization();
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
@@ -282,7 +285,9 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     loopDelay.disable();
     const gc = gcPauses.stop();
 
-    const stageSnapshots: [string, RedisSnapshot][] = [["receive + ack", await options.redis.snapshot()]];
+    const stageSnapshots: [string, RedisSnapshot, number][] = [
+      ["receive + ack", await options.redis.snapshot(), performance.now()],
+    ];
     if (control) {
       await control.ingest.resume();
       for (;;) {
@@ -290,7 +295,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         if (Object.values(counts).every((count) => count === 0)) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      stageSnapshots.push(["ingest", await options.redis.snapshot()]);
+      stageSnapshots.push(["ingest", await options.redis.snapshot(), performance.now()]);
       await control.deliveries.resume();
     }
     const expected = workers ? orders.length * 2 : 0;
@@ -320,13 +325,15 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const cpu = process.cpuUsage(cpuBefore);
     const redisAfter = await options.redis.snapshot();
     const redisUsed = redisDelta(redisBefore, redisAfter);
-    stageSnapshots.push(["deliver", redisAfter]);
+    stageSnapshots.push(["deliver", redisAfter, performance.now()]);
     const eventTotal = orders.length * 2;
     const stages = control
-      ? stageSnapshots.map(([stage, snapshot], index) => {
-          const delta = redisDelta(index === 0 ? redisBefore : stageSnapshots[index - 1]![1], snapshot);
+      ? stageSnapshots.map(([stage, snapshot, at], index) => {
+          const previous = stageSnapshots[index - 1];
+          const delta = redisDelta(previous ? previous[1] : redisBefore, snapshot);
           return {
             stage,
+            seconds: (at - (previous ? previous[2] : postingStarted)) / 1000,
             perEvent: delta.total / eventTotal,
             top: Object.fromEntries(
               Object.entries(delta.calls)
