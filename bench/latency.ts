@@ -30,7 +30,7 @@ import { SimUser } from "./lib/sim-user.ts";
  * updates answered with two or more messages, also to the last one. Ours runs as production does: the update
  * inbox and the production outbound policy (createTelegramTransformers: throttler, auto-retry).
  *
- *   npm run bench:latency -- [--rates 100,300,600] [--seconds 8] [--throttle true] [--concurrency 32]
+ *   npm run bench:latency -- [--rates 100,300,600] [--seconds 8] [--throttle true] [--inbox-concurrency 32]
  *     [--drain-seconds 20]
  */
 const RATES = stringOption("rates", "BENCH_RATES", "100,300,600")
@@ -39,7 +39,7 @@ const RATES = stringOption("rates", "BENCH_RATES", "100,300,600")
   .filter((rate) => rate > 0);
 const SECONDS = intOption("seconds", "BENCH_SECONDS", 8);
 const THROTTLE = boolOption("throttle", "BENCH_THROTTLE", true);
-const CONCURRENCY = intOption("concurrency", "BENCH_CONCURRENCY", 32);
+const CONCURRENCY = intOption("inbox-concurrency", "BENCH_INBOX_CONCURRENCY", 32);
 /**
  * After the arrivals stop, wait this long for the answers. An overloaded rate may never catch up in reasonable time:
  * what is still unanswered then is counted as late (its latency is at least this much), not waited for.
