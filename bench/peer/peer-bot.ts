@@ -13,9 +13,8 @@ import type { Bank, PayoutApi } from "../../src/api/index.ts";
 import { BENCH_BOT, BENCH_TOKEN, type LocalTelegram } from "../lib/local-telegram.ts";
 
 /**
- * The peer: the same NGN payout journey written the way the grammY docs teach — one conversations v2 function
- * that waits step by step, its state in Redis through RedisAdapter, the same payout API client and qrcode. No
- * i18n, pauses, limits, outbox or update inbox: the bot a competitor would ship. Button data matches ours so the
+ * The peer: the NGN payout journey the way the grammY docs teach — one conversations v2 function, RedisAdapter
+ * storage, the same API client and qrcode; no i18n, pauses, limits, outbox or inbox. Our button data, so the
  * bench's simulated users press the same buttons.
  */
 type PeerContext = ConversationFlavor<Context>;
@@ -44,7 +43,6 @@ function payout(api: PayoutApi) {
     });
     await country.answerCallbackQuery();
     await ctx.reply("Type the recipient's bank (e.g. GTBank):");
-
     let bank: { bankName: string; nipBankCode: string } | undefined;
     while (!bank) {
       const query = await conversation.form.text();
@@ -61,19 +59,16 @@ function payout(api: PayoutApi) {
       const code = picked.callbackQuery.data.slice(5);
       bank = banks.find((found) => found.nipBankCode === code);
     }
-
     let enquiry: { accountName: string; accountNumber: string } | undefined;
     while (!enquiry) {
       await ctx.reply(`Account number at ${bank.bankName} (10 digits):`);
       const accountNumber = (await conversation.form.text()).trim();
       if (!/^\d{10}$/.test(accountNumber)) continue;
-      const code = bank.nipBankCode;
-      const found = await conversation.external(() =>
-        api.nameEnquiry({ accountNumber, bankCode: code }).then(
-          (result) => ({ accountName: result.accountName, accountNumber }),
-          () => undefined,
-        ),
-      );
+      const bankCode = bank.nipBankCode;
+      const found = await conversation.external(async () => {
+        const result = await api.nameEnquiry({ accountNumber, bankCode }).catch(() => undefined);
+        return result && { accountName: result.accountName, accountNumber };
+      });
       if (!found) {
         await ctx.reply("That account could not be verified.");
         continue;
@@ -85,7 +80,6 @@ function payout(api: PayoutApi) {
       await answer.answerCallbackQuery();
       if (answer.callbackQuery.data === "po-a:name_ok") enquiry = found;
     }
-
     await ctx.reply("How many naira should they get?");
     let amount = 0;
     while (amount <= 0) {
@@ -97,9 +91,10 @@ function payout(api: PayoutApi) {
       }
     }
 
+    const { accountNumber: bankAccountNumber, accountName: bankAccountName } = enquiry;
     const beneficiary = {
-      bankAccountNumber: enquiry.accountNumber,
-      bankAccountName: enquiry.accountName,
+      bankAccountNumber,
+      bankAccountName,
       bankCode: bank.nipBankCode,
       bankName: bank.bankName,
     };
@@ -116,14 +111,11 @@ function payout(api: PayoutApi) {
       const pay = made.totalAmountInSourceCurrency ?? made.amountInSourceCurrency;
       return { id: made.id, invoice: made.invoice, pay, receive: made.amountInTargetCurrency };
     });
-    await ctx.reply(
-      `${enquiry.accountName} gets ${naira(quote.receive)}.\nYou pay ${quote.pay.toLocaleString("en")} sats.`,
-      {
-        reply_markup: new InlineKeyboard()
-          .text("Confirm", `po-ok:${quote.id.slice(0, 40)}`)
-          .text("Cancel", "po-x"),
-      },
-    );
+    const buttons = new InlineKeyboard()
+      .text("Confirm", `po-ok:${quote.id.slice(0, 40)}`)
+      .text("Cancel", "po-x");
+    const card = `${enquiry.accountName} gets ${naira(quote.receive)}.\nYou pay ${quote.pay.toLocaleString("en")} sats.`;
+    await ctx.reply(card, { reply_markup: buttons });
     const confirm = await conversation.waitForCallbackQuery(/^po-(ok|x)/);
     await confirm.answerCallbackQuery();
     if (confirm.callbackQuery.data === "po-x") {
