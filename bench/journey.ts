@@ -2,13 +2,12 @@ import type { Bot, Context } from "grammy";
 import { createBot } from "../src/bot/create-bot.ts";
 import { allFeatures } from "../src/bot/features/index.ts";
 import { createTelegramTransformers } from "../src/bot/telegram-transformers.ts";
-import { ProcessRegistry } from "../src/store/index.ts";
-import { createCallRecorder, createUpdateInbox } from "../src/updates/index.ts";
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
 import { createFloorBot } from "./lib/floor-bot.ts";
 import { chooseJourney } from "./lib/journeys.ts";
 import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "./lib/local-telegram.ts";
+import { startOurBot } from "./lib/our-bot.ts";
 import { measurePhase, type PerUpdate, type PhaseOptions, perUpdate, stepRows } from "./lib/phases.ts";
 import { startBenchRedis } from "./lib/redis.ts";
 import {
@@ -23,6 +22,7 @@ import {
   writeResults,
 } from "./lib/report.ts";
 import { startSandboxProcess } from "./lib/sandbox-process.ts";
+import { createPeerBot } from "./peer/peer-bot.ts";
 
 /**
  * Parts 1 and 2: N simulated users run the whole journey at once through the real createBot (all features, Redis
@@ -63,56 +63,31 @@ async function main(): Promise<void> {
   const features = allFeatures(built.deps);
   const journey = chooseJourney(features);
   const steps = journey.steps;
-  const recorder = createCallRecorder(
-    built.deps.store.updates,
-    built.deps.logger,
-    tg.fetch as unknown as Parameters<typeof createCallRecorder>[2],
-  );
-  const bot = createBot(built.deps, {
-    token: BENCH_TOKEN,
-    botInfo: BENCH_BOT,
-    transformers: INBOX
-      ? [recorder.transformers.innermost, ...built.transformers, recorder.transformers.outermost]
-      : built.transformers,
+  const ours = await startOurBot({
+    redis: bench.redis,
+    tg,
+    built,
     features,
-  }) as unknown as Bot<Context>;
-  tg.attach(bot);
-  if (INBOX && bot.api.options) bot.api.options.fetch = recorder.fetch;
-  const handled = new Map<number, () => void>();
-  const processes = new ProcessRegistry(bench.redis);
-  const inbox = createUpdateInbox({
-    repo: built.deps.store.updates,
-    processes,
-    recorder,
-    logger: built.deps.logger,
     concurrency: CONCURRENCY,
-    handle: async (update) => {
-      try {
-        await bot.handleUpdate(update);
-      } finally {
-        handled.get(update.update_id)?.();
-        handled.delete(update.update_id);
-      }
-    },
+    inbox: INBOX,
   });
-  if (INBOX) {
-    await processes.start();
-    await inbox.start();
-  }
+  const bot = ours.bot;
   const floor = createFloorBot(bench.redis, tg) as unknown as Bot<Context>;
+  const peer = createPeerBot(bench.redis, tg, built.api) as unknown as Bot<Context>;
+  // The peer asks for the bank by name only (no shortcut buttons after the country): that one check is ours alone.
+  const peerSteps = steps.map((step) =>
+    step.name === "Nigeria" ? { name: step.name, action: step.action } : step,
+  );
 
-  const phase = (target: Bot<Context>, options: Omit<PhaseOptions, "steps">) =>
+  const phase = (
+    target: Bot<Context>,
+    options: Omit<PhaseOptions, "steps"> & { steps?: PhaseOptions["steps"] },
+  ) =>
     measurePhase(
-      (update) =>
-        INBOX && target === bot
-          ? new Promise<void>((resolve) => {
-              handled.set(update.update_id, resolve);
-              void inbox.record([update]);
-            })
-          : target.handleUpdate(update),
+      (update) => (target === bot ? ours.handle(update) : target.handleUpdate(update)),
       tg,
       bench.snapshot,
-      { steps, ...options },
+      { ...options, steps: options.steps ?? steps },
     );
 
   progress(`"${journey.name}": warm-up (${WARMUP} users), ${SERIAL} alone, ${USERS} at once`);
@@ -124,11 +99,34 @@ async function main(): Promise<void> {
     scripted: true,
     redisPerStep: true,
   });
-  const ours = await phase(bot, {
+  const oursRun = await phase(bot, {
     users: USERS,
     firstUserId: 3_000_000,
     concurrency: CONCURRENCY,
     scripted: true,
+  });
+  progress("peer: warm-up, alone, all at once");
+  await phase(peer, {
+    users: WARMUP,
+    firstUserId: 31_000_000,
+    concurrency: 10,
+    scripted: true,
+    steps: peerSteps,
+  });
+  const peerAlone = await phase(peer, {
+    users: SERIAL,
+    firstUserId: 32_000_000,
+    concurrency: 1,
+    scripted: true,
+    redisPerStep: true,
+    steps: peerSteps,
+  });
+  const peerRun = await phase(peer, {
+    users: USERS,
+    firstUserId: 33_000_000,
+    concurrency: CONCURRENCY,
+    scripted: true,
+    steps: peerSteps,
   });
   progress("floor: warm-up, alone, all at once");
   // The floor's code paths are few and hot quickly; a longer warm-up still matters for the JIT.
@@ -169,18 +167,24 @@ async function main(): Promise<void> {
     });
   }
 
-  const o = perUpdate(ours);
+  const o = perUpdate(oursRun);
+  const p = perUpdate(peerRun);
   const f = perUpdate(floorRun);
   const oa = perUpdate(oursAlone);
+  const pa = perUpdate(peerAlone);
   const fa = perUpdate(floorAlone);
   const cpuRatio = o.cpuMsPerUpdate / f.cpuMsPerUpdate;
   const wallRatio = o.wallMsPerUpdate / f.wallMsPerUpdate;
-  const failures = [...oursAlone.run.failures, ...ours.run.failures, ...(throttled?.run.failures ?? [])];
+  const peerCpuRatio = o.cpuMsPerUpdate / p.cpuMsPerUpdate;
+  const aloneCpuFloor = oa.cpuMsPerUpdate / fa.cpuMsPerUpdate;
+  const aloneCpuPeer = oa.cpuMsPerUpdate / pa.cpuMsPerUpdate;
+  const failures = [...oursAlone.run.failures, ...oursRun.run.failures, ...(throttled?.run.failures ?? [])];
+  const peerFailures = [...peerAlone.run.failures, ...peerRun.run.failures];
   const checks = [
     check(
       "Journeys completed",
       `${USERS}/${USERS}`,
-      `${ours.run.completedJourneys}/${USERS}`,
+      `${oursRun.run.completedJourneys}/${USERS}`,
       failures.length === 0,
     ),
     check("Errors logged by the bot", "0", String(built.counter.errors), built.counter.errors === 0),
@@ -190,30 +194,41 @@ async function main(): Promise<void> {
       `${num(o.updatesPerSecond, 0)} updates/s`,
       o.updatesPerSecond >= 1000,
     ),
-    check("CPU per update vs floor", "≤ 1.5×", `${num(cpuRatio, 1)}×`, cpuRatio <= 1.5),
-    check("Wall time per update vs floor", "≤ 1.5×", `${num(wallRatio, 1)}×`, wallRatio <= 1.5),
+    check(
+      "Peer journeys completed (the comparison is fair only if it did the same job)",
+      `${USERS}/${USERS}`,
+      `${peerRun.run.completedJourneys}/${USERS}`,
+      peerFailures.length === 0,
+    ),
+    check("CPU per update vs peer, all at once", "≤ 1.0×", `${num(peerCpuRatio, 2)}×`, peerCpuRatio <= 1.0),
+    check("CPU per update vs peer, one at a time", "≤ 1.0×", `${num(aloneCpuPeer, 2)}×`, aloneCpuPeer <= 1.0),
+    check("CPU per update vs floor, all at once", "≤ 6×", `${num(cpuRatio, 1)}×`, cpuRatio <= 6),
+    check("CPU per update vs floor, one at a time", "≤ 6×", `${num(aloneCpuFloor, 1)}×`, aloneCpuFloor <= 6),
+    check("Wall time per update vs floor", "(none)", `${num(wallRatio, 1)}×`, true),
   ];
 
-  const rows = stepRows(steps, oursAlone, ours);
+  const rows = stepRows(steps, oursAlone, oursRun);
+  const peerRows = stepRows(peerSteps, peerAlone, peerRun);
   const lines = [
     "## Part 1–2 — Conversation throughput and the floor",
     "",
-    `Journey: **${journey.name}**, ${steps.length} updates per user. ${USERS} users at once (concurrency ${CONCURRENCY}), each waiting for the bot's answer before its next step. Real createBot with allFeatures, real Redis sessions and conversations, the sandbox over HTTP (${sandboxProcess.where === "in process" ? "in this process: its CPU counts as ours" : "in a child process, as the real API is elsewhere: CPU is the bot's alone"}), Telegram answered in-process at grammY's fetch. ${INBOX ? "Ours through the update inbox (record, per-chat lease, handle, acknowledge; calls recorded per update)" : "Ours fed to bot.handleUpdate directly (--inbox false)"}. Throttler ${THROTTLE ? "on" : "off"}; logs at \`${LOG_LEVEL}\`, counted not printed. The floor: grammY + sequentialize + the same RedisAdapter session + one reply per update. ${machineLine()}.`,
+    `Journey: **${journey.name}**, ${steps.length} updates per user. ${USERS} users at once (concurrency ${CONCURRENCY}), each waiting for the bot's answer before its next step. Real createBot with allFeatures, real Redis sessions and conversations, the sandbox over HTTP (${sandboxProcess.where === "in process" ? "in this process: its CPU counts as ours" : "in a child process, as the real API is elsewhere: CPU is the bot's alone"}), Telegram answered in-process at grammY's fetch. ${INBOX ? "Ours through the update inbox (record, per-chat lease, handle, acknowledge; calls recorded per update)" : "Ours fed to bot.handleUpdate directly (--inbox false)"}. Throttler ${THROTTLE ? "on" : "off"}; logs at \`${LOG_LEVEL}\`, counted not printed. The peer (\`bench/peer\`): the same journey as one @grammyjs/conversations v2 function with RedisAdapter storage, the same API client and qrcode, nothing else. The floor: grammY + sequentialize + the same RedisAdapter session + one reply per update. ${machineLine()}.`,
     ...(journey.full
       ? []
       : ["", "> ⚠️ The payout flow is not in allFeatures yet: this run measures the basic journey."]),
     "",
-    comparison("All users at once", o, f, [
+    comparison("All users at once", o, p, f, [
       [
         "Updates / wall time",
-        `${ours.run.updates} / ${num(ours.run.wallMs / 1000, 1)} s`,
+        `${oursRun.run.updates} / ${num(oursRun.run.wallMs / 1000, 1)} s`,
+        `${peerRun.run.updates} / ${num(peerRun.run.wallMs / 1000, 1)} s`,
         `${floorRun.run.updates} / ${num(floorRun.run.wallMs / 1000, 1)} s`,
       ],
     ]),
     "",
     `With all users in flight and no think time, latency is queueing (Little's law: ${USERS} users in flight / throughput). One user at a time (${SERIAL} users: no queueing, the cost of one update):`,
     "",
-    comparison("One at a time", oa, fa, []),
+    comparison("One at a time", oa, pa, fa, []),
     "",
     `Per step (ours). Alone = one user at a time; loaded = all users at once; CPU is the whole process (${sandboxProcess.where === "in process" ? "bot + sandbox" : "the bot; the sandbox runs in a child process"})${throttled ? `; the last column: ${THROTTLED_USERS} users with the production outbound policy, createTelegramTransformers() defaults (throttler on)` : ""}.`,
     "",
@@ -225,22 +240,26 @@ async function main(): Promise<void> {
         "Redis cmds",
         "Loaded p50",
         "Loaded p99",
+        "Peer alone CPU",
+        "Peer Redis cmds",
         ...(throttled ? ["Throttler on p50"] : []),
       ],
-      rows.map((row) => [
+      rows.map((row, index) => [
         row.step,
         ms(row.aloneP50),
         ms(row.aloneCpuMs),
         num(row.redisCommands, 1),
         ms(row.loadedP50),
         ms(row.loadedP99),
+        ms(peerRows[index]?.aloneCpuMs ?? 0),
+        num(peerRows[index]?.redisCommands ?? 0, 1),
         ...(throttled ? [ms(summarize(throttled.run.byStep[row.step] ?? []).p50)] : []),
       ]),
     ),
     "",
-    `Redis commands per update, all users at once (ours): ${Object.entries(ours.redis.calls)
+    `Redis commands per update, all users at once (ours): ${Object.entries(oursRun.redis.calls)
       .slice(0, 10)
-      .map(([name, count]) => `${name} ${num(count / Math.max(1, ours.run.updates), 2)}`)
+      .map(([name, count]) => `${name} ${num(count / Math.max(1, oursRun.run.updates), 2)}`)
       .join(", ")}.`,
     "",
     targetsTable(checks),
@@ -248,6 +267,13 @@ async function main(): Promise<void> {
   if (failures.length > 0) {
     lines.push("", `Failed journeys: ${failures.length} (first 5):`, "");
     for (const failure of failures.slice(0, 5))
+      lines.push(
+        `- user ${failure.userId}, step "${failure.step}": ${failure.reason}; bot showed: ${failure.shown}`,
+      );
+  }
+  if (peerFailures.length > 0) {
+    lines.push("", `Failed peer journeys: ${peerFailures.length} (first 3):`, "");
+    for (const failure of peerFailures.slice(0, 3))
       lines.push(
         `- user ${failure.userId}, step "${failure.step}": ${failure.reason}; bot showed: ${failure.shown}`,
       );
@@ -268,14 +294,23 @@ async function main(): Promise<void> {
       throttle: THROTTLE,
     },
     journey: { name: journey.name, full: journey.full, steps: steps.map((step) => step.name) },
-    ours: { ...o, redisCalls: ours.redis.calls, failures: failures.length },
+    ours: { ...o, redisCalls: oursRun.redis.calls, failures: failures.length },
+    peer: { ...p, redisCalls: peerRun.redis.calls, failures: peerFailures.length },
     floor: { ...f, redisCalls: floorRun.redis.calls },
-    alone: { ours: oa, floor: fa },
+    alone: { ours: oa, peer: pa, floor: fa },
     perStep: rows,
+    peerPerStep: peerRows,
     throttledPerStep: throttled
       ? Object.fromEntries(steps.map((step) => [step.name, summarize(throttled.run.byStep[step.name] ?? [])]))
       : undefined,
-    ratios: { cpu: cpuRatio, wall: wallRatio },
+    ratios: {
+      cpu: cpuRatio,
+      wall: wallRatio,
+      cpuVsPeer: peerCpuRatio,
+      aloneCpuVsPeer: aloneCpuPeer,
+      aloneCpuVsFloor: aloneCpuFloor,
+      wallVsPeer: o.wallMsPerUpdate / p.wallMsPerUpdate,
+    },
     logs: built.counter,
     telegramCalls: Object.fromEntries(tg.calls),
     targets: checks,
@@ -283,33 +318,43 @@ async function main(): Promise<void> {
   });
   progress(`journey: results in ${path}`);
 
-  await inbox.stop();
-  await processes.stop();
+  await ours.stop();
   await built.api.close();
   await sandboxProcess.stop();
   await bench.stop();
 }
 
-function comparison(title: string, ours: PerUpdate, floor: PerUpdate, extra: string[][]): string {
-  const row = (label: string, a: number, b: number, unit: string, decimals: number) => [
-    label,
-    `${num(a, decimals)}${unit}`,
-    `${num(b, decimals)}${unit}`,
-    `${num(a / b, 1)}×`,
-  ];
+function comparison(
+  title: string,
+  ours: PerUpdate,
+  peer: PerUpdate,
+  floor: PerUpdate,
+  extra: string[][],
+): string {
+  const row = (label: string, pick: (x: PerUpdate) => number, unit: string, decimals: number) => {
+    const [a, b, c] = [pick(ours), pick(peer), pick(floor)];
+    return [
+      label,
+      `${num(a, decimals)}${unit}`,
+      `${num(b, decimals)}${unit}`,
+      `${num(c, decimals)}${unit}`,
+      `${num(a / b, 2)}×`,
+      `${num(a / c, 1)}×`,
+    ];
+  };
   return table(
-    [title, "Ours", "Floor", "Ours / floor"],
+    [title, "Ours", "Peer", "Floor", "Ours / peer", "Ours / floor"],
     [
-      row("Updates/s", ours.updatesPerSecond, floor.updatesPerSecond, "", 0),
-      row("Wall time per update (1 / throughput)", ours.wallMsPerUpdate, floor.wallMsPerUpdate, " ms", 3),
-      row("CPU per update (this process)", ours.cpuMsPerUpdate, floor.cpuMsPerUpdate, " ms", 3),
-      row("Latency p50", ours.latency.p50, floor.latency.p50, " ms", 2),
-      row("Latency p95", ours.latency.p95, floor.latency.p95, " ms", 2),
-      row("Latency p99", ours.latency.p99, floor.latency.p99, " ms", 2),
-      row("Redis commands per update", ours.redisCommandsPerUpdate, floor.redisCommandsPerUpdate, "", 1),
-      row("redis-server CPU per update", ours.redisCpuMsPerUpdate, floor.redisCpuMsPerUpdate, " ms", 3),
-      row("Telegram calls per update", ours.telegramCallsPerUpdate, floor.telegramCallsPerUpdate, "", 2),
-      ...extra.map((cells) => [...cells, ""]),
+      row("Updates/s", (x) => x.updatesPerSecond, "", 0),
+      row("Wall time per update (1 / throughput)", (x) => x.wallMsPerUpdate, " ms", 3),
+      row("CPU per update (this process)", (x) => x.cpuMsPerUpdate, " ms", 3),
+      row("Latency p50", (x) => x.latency.p50, " ms", 2),
+      row("Latency p95", (x) => x.latency.p95, " ms", 2),
+      row("Latency p99", (x) => x.latency.p99, " ms", 2),
+      row("Redis commands per update", (x) => x.redisCommandsPerUpdate, "", 1),
+      row("redis-server CPU per update", (x) => x.redisCpuMsPerUpdate, " ms", 3),
+      row("Telegram calls per update", (x) => x.telegramCallsPerUpdate, "", 2),
+      ...extra.map((cells) => [...cells, "", ""]),
     ],
   );
 }

@@ -32,6 +32,8 @@ const CONNECTIONS = intOption("connections", "BENCH_WEBHOOK_CONNECTIONS", 64);
 const LIMITED_EVENTS = intOption("limited-events", "BENCH_WEBHOOK_LIMITED_EVENTS", 1_000);
 /** A short extra run with the queue workers stopped: what acknowledging alone costs. */
 const RECEIVER_EVENTS = intOption("receiver-events", "BENCH_WEBHOOK_RECEIVER_EVENTS", 4_000);
+/** A run with the queues paused between stages, for Redis commands per event by stage (receive, ingest, deliver). */
+const STAGED_EVENTS = intOption("staged-events", "BENCH_WEBHOOK_STAGED_EVENTS", 4_000);
 /** Run the production build (tsc → plain node, no tsx) instead of the TypeScript sources through tsx. */
 const COMPILED = boolOption("compiled", "BENCH_WEBHOOK_COMPILED", false);
 /** A directory: write a CPU profile of each scenario's measured window there. */
@@ -88,6 +90,21 @@ async function main(): Promise<void> {
         }),
       );
     }
+    if (STAGED_EVENTS > 0) {
+      results.push(
+        await runScenario({
+          label: "Stage by stage (queues paused between stages)",
+          events: STAGED_EVENTS,
+          ratePerSecond: RATE,
+          connections: CONNECTIONS,
+          limits: false,
+          staged: true,
+          redis,
+          sandbox,
+          deliveryTimeoutMs: 240_000,
+        }),
+      );
+    }
   } finally {
     await sandbox.close();
     await redis.stop();
@@ -101,6 +118,28 @@ async function main(): Promise<void> {
       check(`Ack p99 at ${RATE} req/s${suffix}`, "< 10 ms", ms(result.ack.p99), result.ack.p99 < 10),
     );
     if (!result.workers) continue;
+    if (!result.staged && !result.limits) {
+      checks.push(
+        check(
+          `Webhook → card edit p99 at ${RATE} events/s${suffix}`,
+          "≤ 100 ms",
+          ms(result.toCardEdit.p99),
+          result.toCardEdit.p99 <= 100,
+        ),
+        check(
+          `Redis commands per event, end to end${suffix}`,
+          "≤ 25",
+          num(result.redisPerEvent, 1),
+          result.redisPerEvent <= 25,
+        ),
+        check(
+          `Bot CPU per event, end to end${suffix}`,
+          "≤ 0.8 ms",
+          ms(result.cpuMsPerEvent),
+          result.cpuMsPerEvent <= 0.8,
+        ),
+      );
+    }
     checks.push(
       check(`Lost notifications${suffix}`, "0", String(result.lost), result.lost === 0),
       check(`Duplicate notifications${suffix}`, "0", String(result.duplicates), result.duplicates === 0),
@@ -169,6 +208,16 @@ async function main(): Promise<void> {
           ...column((r) => (r.workers ? `${r.notifications} / ${r.orders * 2}` : "—")),
         ],
         ["Status card edits", ...column((r) => (r.workers ? String(r.cardEdits) : "—"))],
+        [
+          "Webhook POSTed → card edited at Telegram p50 / p99",
+          ...column((r) =>
+            r.workers && !r.staged ? `${ms(r.toCardEdit.p50)} / ${ms(r.toCardEdit.p99)}` : "—",
+          ),
+        ],
+        [
+          "Webhook POSTed → card edit and notification both there p50 / p99",
+          ...column((r) => (r.workers && !r.staged ? `${ms(r.toBoth.p50)} / ${ms(r.toBoth.p99)}` : "—")),
+        ],
         ["Lost / duplicated", ...column((r) => (r.workers ? `${r.lost} / ${r.duplicates}` : "—"))],
         ["429 answers from Telegram", ...column((r) => String(r.tooManyRequests))],
         ["Dead letters", ...column((r) => String(r.deadLetters))],
@@ -192,6 +241,25 @@ async function main(): Promise<void> {
         ["Errors logged", ...column((r) => String(r.logs.errors))],
       ],
     ),
+    ...results
+      .filter((result) => result.stages)
+      .flatMap((result) => [
+        "",
+        `Redis commands per event by stage (${result.label}; the reconciler's ticks fall in whichever stage they happen):`,
+        "",
+        table(
+          ["Stage", "Took (alone)", "Events/s", "Commands per event", "Top commands"],
+          (result.stages ?? []).map((stage) => [
+            stage.stage,
+            `${num(stage.seconds, 1)} s`,
+            num(result.events / Math.max(0.001, stage.seconds), 0),
+            num(stage.perEvent, 1),
+            Object.entries(stage.top)
+              .map(([name, count]) => `${name} ${num(count, 1)}`)
+              .join(", "),
+          ]),
+        ),
+      ]),
     "",
     targetsTable(checks),
   ];

@@ -65,12 +65,18 @@ export class LocalTelegram {
   readonly calls = new Map<string, number>();
   private readonly chats = new Map<number, ChatLog>();
   private unixNow = Math.floor(Date.now() / 1000);
+  /** Told of every call as it arrives, with the chat it is for (the latency bench's clock of "the user sees it"). */
+  onCall: ((method: string, chatId: number) => void) | undefined;
 
   /** grammY client `fetch`: `${apiRoot}/bot${token}/${method}` with a JSON or multipart body. */
   readonly fetch = (async (url: string | URL, init?: { body?: unknown }) => {
     const method = String(url).slice(String(url).lastIndexOf("/") + 1);
     this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
     const payload = await readBody(init?.body);
+    if (this.onCall) {
+      const query = typeof payload.callback_query_id === "string" ? payload.callback_query_id : undefined;
+      this.onCall(method, Number(query ? query.split(":")[0] : payload.chat_id));
+    }
     const answer = this.answer(method, payload);
     return { ok: true, status: 200, json: async () => answer };
   }) as unknown as NonNullable<ApiClientOptions["fetch"]>;

@@ -137,7 +137,7 @@ export async function runJourneys(options: RunOptions): Promise<RunResult> {
   };
 }
 
-function buildUpdate(
+export function buildUpdate(
   user: SimUser,
   index: number,
   step: Step,
@@ -162,7 +162,7 @@ function buildUpdate(
   return { update: user.press(found.message, found.data) };
 }
 
-function unmet(expect: Expect, touched: ShownMessage[]): string | undefined {
+export function unmet(expect: Expect, touched: ShownMessage[]): string | undefined {
   if (expect.photo && !touched.some((message) => message.photo)) return "expected a photo";
   if (expect.button) {
     const pattern = expect.button;

@@ -3,10 +3,12 @@ import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { Queue } from "bullmq";
 import { Api } from "grammy";
 import { createPayoutApi } from "../../src/api/index.ts";
 import { createTelegramTransformers, installTransformers } from "../../src/bot/telegram-transformers.ts";
 import { createEventsPipeline } from "../../src/events/index.ts";
+import { QUEUE_NAMES } from "../../src/events/keys.ts";
 import { createHttpServer, PAYOUT_WEBHOOK_PATH } from "../../src/http/index.ts";
 import { AccountLanguage } from "../../src/i18n/account-language.ts";
 import { createTranslator } from "../../src/i18n/index.ts";
@@ -18,11 +20,11 @@ import { createStore } from "../../src/store/index.ts";
 import { countingLogger, type LogCounter } from "../lib/bot-deps.ts";
 import { spawnChild } from "../lib/child.ts";
 import { runningCompiled } from "../lib/compiled.ts";
-import { type BenchRedis, redisDelta } from "../lib/redis.ts";
+import { type BenchRedis, type RedisSnapshot, redisDelta } from "../lib/redis.ts";
 import { type LatencySummary, progress, summarize } from "../lib/report.ts";
 import { orderRecord, syntheticOrders } from "./events.ts";
 import type { SendPlan, SendReport } from "./sender-child.ts";
-import type { Tally } from "./telegram-child.ts";
+import type { Tally, Timeline } from "./telegram-child.ts";
 
 /**
  * One webhook run: N/2 confirmed NGN payouts (each user's status card already sent, as the bot does at Confirm),
@@ -45,6 +47,20 @@ export interface ScenarioOptions {
   workers?: boolean;
   /** Write a .cpuprofile of the measured window (posting until delivered) into this directory. */
   cpuProfileDir?: string;
+  /**
+   * Count Redis work stage by stage: both queues paused while posting (receive + acknowledge), then ingest alone,
+   * then deliveries. Latencies of such a run mean nothing; only its Redis figures are used.
+   */
+  staged?: boolean;
+}
+
+/** Redis commands per event in each stage of a staged run. */
+export interface StageCost {
+  stage: string;
+  /** How long the stage took alone (posting, for receive: paced by the sender). */
+  seconds: number;
+  perEvent: number;
+  top: Record<string, number>;
 }
 
 export interface ScenarioResult {
@@ -53,6 +69,7 @@ export interface ScenarioResult {
   orders: number;
   limits: boolean;
   workers: boolean;
+  staged: boolean;
   ack: LatencySummary;
   /** The same requests timed inside the bot's process (request event → response finished). */
   server: LatencySummary;
@@ -80,6 +97,11 @@ export interface ScenarioResult {
   /** Every command per event (server side, including the ones Lua scripts call). */
   redisAll: Record<string, number>;
   redisCpuMsPerEvent: number;
+  /** Webhook POSTed → the status card edited at Telegram, per event. */
+  toCardEdit: LatencySummary;
+  /** Webhook POSTed → both the card edit and the notification at Telegram (the two-message reply). */
+  toBoth: LatencySummary;
+  stages: StageCost[] | undefined;
   logs: LogCounter;
 }
 
@@ -234,10 +256,18 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     if (options.limits) await telegramSide.request("rateLimits", true);
     await telegramSide.request("mark");
 
+    const control = options.staged
+      ? {
+          ingest: new Queue(QUEUE_NAMES.ingest, { connection: options.redis.probe }),
+          deliveries: new Queue(QUEUE_NAMES.deliveries, { connection: options.redis.probe }),
+        }
+      : undefined;
+    if (control) await Promise.all([control.ingest.pause(), control.deliveries.pause()]);
     progress(`${options.label}: posting ${orders.length * 2} events at ${options.ratePerSecond}/s`);
     globalThis.gc?.();
     const profiler = options.cpuProfileDir ? await startProfiler() : undefined;
     const redisBefore = await options.redis.snapshot();
+    const postingStarted = performance.now();
     const cpuBefore = process.cpuUsage();
     const eluBefore = performance.eventLoopUtilization();
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
@@ -257,6 +287,19 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     loopDelay.disable();
     const gc = gcPauses.stop();
 
+    const stageSnapshots: [string, RedisSnapshot, number][] = [
+      ["receive + ack", await options.redis.snapshot(), performance.now()],
+    ];
+    if (control) {
+      await control.ingest.resume();
+      for (;;) {
+        const counts = await control.ingest.getJobCounts("waiting", "active", "delayed", "prioritized");
+        if (Object.values(counts).every((count) => count === 0)) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      stageSnapshots.push(["ingest", await options.redis.snapshot(), performance.now()]);
+      await control.deliveries.resume();
+    }
     const expected = workers ? orders.length * 2 : 0;
     const deadline = Date.now() + options.deliveryTimeoutMs;
     let lastLog = 0;
@@ -282,7 +325,28 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const cpu = process.cpuUsage(cpuBefore);
-    const redisUsed = redisDelta(redisBefore, await options.redis.snapshot());
+    const redisAfter = await options.redis.snapshot();
+    const redisUsed = redisDelta(redisBefore, redisAfter);
+    stageSnapshots.push(["deliver", redisAfter, performance.now()]);
+    const eventTotal = orders.length * 2;
+    const stages = control
+      ? stageSnapshots.map(([stage, snapshot, at], index) => {
+          const previous = stageSnapshots[index - 1];
+          const delta = redisDelta(previous ? previous[1] : redisBefore, snapshot);
+          return {
+            stage,
+            seconds: (at - (previous ? previous[2] : postingStarted)) / 1000,
+            perEvent: delta.total / eventTotal,
+            top: Object.fromEntries(
+              Object.entries(delta.calls)
+                .slice(0, 6)
+                .map(([name, count]) => [name, count / eventTotal]),
+            ),
+          };
+        })
+      : undefined;
+    await control?.ingest.close();
+    await control?.deliveries.close();
     if (profiler && options.cpuProfileDir) {
       const file = join(options.cpuProfileDir, `webhooks-${options.label.replace(/\W+/g, "-")}.cpuprofile`);
       await profiler.stop(file);
@@ -290,6 +354,21 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     }
     const eventCount = orders.length * 2;
     const tally = await telegramSide.request<Tally>("tally");
+    const timeline = workers ? await telegramSide.request<Timeline>("timeline") : { edits: {}, sends: {} };
+    const toCardEdit: number[] = [];
+    const toBoth: number[] = [];
+    for (const order of workers ? orders : []) {
+      const edits = timeline.edits[String(order.userId)] ?? [];
+      const sends = timeline.sends[String(order.userId)] ?? [];
+      (["received", "sent"] as const).forEach((kind, k) => {
+        const posted = report.postedAt[`${order.index}:${kind}`];
+        const edit = edits[k];
+        const sent = sends[k];
+        if (posted === undefined || edit === undefined) return;
+        toCardEdit.push(edit - posted);
+        if (sent !== undefined) toBoth.push(Math.max(edit, sent) - posted);
+      });
+    }
     const deadLetters = (await events.deadLetters.list(1_000)).length;
     let lost = 0;
     let duplicates = 0;
@@ -310,6 +389,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       orders: orders.length,
       limits: options.limits,
       workers,
+      staged: options.staged ?? false,
       ack: summarize(report.latenciesMs),
       server: summarize(serverMs),
       statuses: report.statuses,
@@ -342,6 +422,9 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         Object.entries(redisUsed.calls).map(([name, count]) => [name, count / eventCount]),
       ),
       redisCpuMsPerEvent: (redisUsed.cpuSeconds * 1000) / eventCount,
+      toCardEdit: summarize(toCardEdit),
+      toBoth: summarize(toBoth),
+      stages,
       logs: counter,
     };
   } finally {

@@ -28,6 +28,8 @@ export interface SendReport {
   /** How late requests left compared with the schedule (ms). */
   lagP99Ms: number;
   sent: number;
+  /** Epoch ms (sub-ms) each event was POSTed, by "<order index>:<received|sent>". */
+  postedAt: Record<string, number>;
 }
 
 interface Item {
@@ -76,9 +78,11 @@ async function send(plan: SendPlan): Promise<SendReport> {
   const startedAt = Date.now();
   const t0 = performance.now();
 
+  const postedAt: Record<string, number> = {};
   const post = async (item: Item, plannedAt: number) => {
     inFlight += 1;
     const started = performance.now();
+    postedAt[`${item.order}:${item.kind}`] = performance.timeOrigin + started;
     lags.push(Math.max(0, started - plannedAt));
     try {
       const response = await pool.request({
@@ -140,6 +144,7 @@ async function send(plan: SendPlan): Promise<SendReport> {
     lastAckAt,
     lagP99Ms: lags[Math.floor(lags.length * 0.99)] ?? 0,
     sent: dispatched,
+    postedAt,
   };
 }
 

@@ -24,6 +24,11 @@ export interface Tally {
   callLogSize: number;
 }
 
+export interface Timeline {
+  edits: Record<string, number[]>;
+  sends: Record<string, number[]>;
+}
+
 let mark = 0;
 
 serveParent({
@@ -75,6 +80,25 @@ serveParent({
       }
     }
     return tally;
+  },
+  /** Epoch ms of each successful card edit and notification after the mark, per chat, in order. */
+  timeline(): Timeline {
+    const timeline: Timeline = { edits: {}, sends: {} };
+    for (const call of emulator().calls()) {
+      if (call.at < mark || !call.ok) continue;
+      const into =
+        call.method === "editMessageText"
+          ? timeline.edits
+          : call.method === "sendMessage"
+            ? timeline.sends
+            : undefined;
+      if (!into) continue;
+      const chat = String(call.params.chat_id);
+      const times = into[chat] ?? [];
+      times.push(call.at);
+      into[chat] = times;
+    }
+    return timeline;
   },
   async close() {
     await tg?.close();

@@ -140,3 +140,125 @@ export function boundedOutput(logger: Logger): Transformer {
     return prev(method, (copy ?? payload) as typeof payload, signal);
   };
 }
+
+/**
+ * Outbound pacing with a burst budget. Telegram tolerates a short burst in a chat (a card edit and a notification
+ * at once) but not a sustained stream: each chat has a token bucket — `burst` messages at once, then one per
+ * `intervalMs` — so a reply that follows another is not held back unless the chat really is busy. A 429 holds the
+ * chat for its retry_after, so the retry that follows (auto-retry sits outside) waits for it instead of failing
+ * again. Groups get their own bucket (20 a minute); every call with a chat also draws on one global bucket
+ * (about 30 a second). Calls without a chat (answerCallbackQuery, getMe) are not paced. Waiting is FIFO per bucket:
+ * a reservation is taken when the call arrives.
+ */
+export interface PacingOptions {
+  /** Messages a private chat may get at once before pacing starts (default 3). */
+  chatBurst?: number;
+  /** Sustained gap per private chat once its burst is spent (default 1000 ms). */
+  chatIntervalMs?: number;
+  /** Messages a group may get at once, then one per groupIntervalMs (default 20, 3000 ms: 20 a minute). */
+  groupBurst?: number;
+  groupIntervalMs?: number;
+  /** Global bucket: burst and sustained rate per second (default 30 and 30). */
+  globalBurst?: number;
+  globalPerSecond?: number;
+  /**
+   * Added to every wait (default 50 ms): Telegram's clock starts when a call reaches it, ours when the call is
+   * queued, and timers may fire a little early; without it a paced call can still land a hair too soon.
+   */
+  marginMs?: number;
+  /** Buckets kept for idle chats before the oldest are dropped (a full bucket is the same as none). */
+  maxChats?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+class Bucket {
+  private tokens: number;
+  private at: number;
+  /** No call goes before this instant (a 429's retry_after). */
+  heldUntil = 0;
+
+  constructor(
+    private readonly capacity: number,
+    private readonly intervalMs: number,
+    now: number,
+  ) {
+    this.tokens = capacity;
+    this.at = now;
+  }
+
+  /** Take one token; how long to wait before using it (tokens may go negative: later callers queue behind). */
+  reserve(now: number): number {
+    this.refill(now);
+    this.tokens -= 1;
+    const wait = this.tokens >= 0 ? 0 : -this.tokens * this.intervalMs;
+    return Math.max(wait, this.heldUntil - now);
+  }
+
+  hold(until: number, now: number): void {
+    this.refill(now);
+    this.heldUntil = Math.max(this.heldUntil, until);
+    this.tokens = Math.min(this.tokens, 0);
+  }
+
+  /** Full and not held: the same as a fresh bucket. */
+  idle(now: number): boolean {
+    this.refill(now);
+    return this.tokens >= this.capacity && this.heldUntil <= now;
+  }
+
+  private refill(now: number): void {
+    this.tokens = Math.min(this.capacity, this.tokens + (now - this.at) / this.intervalMs);
+    this.at = now;
+  }
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function burstPacer(options: PacingOptions = {}): Transformer {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? defaultSleep;
+  const chatBurst = options.chatBurst ?? 3;
+  const chatInterval = options.chatIntervalMs ?? 1000;
+  const groupBurst = options.groupBurst ?? 20;
+  const groupInterval = options.groupIntervalMs ?? 3000;
+  const maxChats = options.maxChats ?? 10_000;
+  const margin = options.marginMs ?? 50;
+  const global = new Bucket(options.globalBurst ?? 30, 1000 / (options.globalPerSecond ?? 30), now());
+  const chats = new Map<string, Bucket>();
+
+  const bucketOf = (chatId: string, at: number): Bucket => {
+    let bucket = chats.get(chatId);
+    if (bucket) {
+      // Most recently used last, so the sweep below meets idle chats first.
+      chats.delete(chatId);
+    } else {
+      const group = chatId.startsWith("-");
+      bucket = new Bucket(group ? groupBurst : chatBurst, group ? groupInterval : chatInterval, at);
+    }
+    chats.set(chatId, bucket);
+    if (chats.size > maxChats) {
+      for (const [key, old] of chats) {
+        if (chats.size <= maxChats) break;
+        if (old.idle(at)) chats.delete(key);
+        else break;
+      }
+    }
+    return bucket;
+  };
+
+  return async (prev, method, payload, signal) => {
+    const chat = (payload as { chat_id?: unknown } | undefined)?.chat_id;
+    if (chat === undefined || chat === null) return prev(method, payload, signal);
+    const at = now();
+    const bucket = bucketOf(String(chat), at);
+    const wait = Math.max(bucket.reserve(at), global.reserve(at));
+    if (wait > 0) await sleep(Math.ceil(wait) + margin);
+    const result = await prev(method, payload, signal);
+    if (!result.ok && result.error_code === 429) {
+      const after = now();
+      bucket.hold(after + (result.parameters?.retry_after ?? 1) * 1000, after);
+    }
+    return result;
+  };
+}

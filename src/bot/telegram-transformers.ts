@@ -1,18 +1,19 @@
 import { autoRetry } from "@grammyjs/auto-retry";
-import { apiThrottler } from "@grammyjs/transformer-throttler";
 import type { Api, Transformer } from "grammy";
 import type { Logger } from "pino";
-import { boundedOutput } from "./telegram-limits.ts";
+import { boundedOutput, burstPacer, type PacingOptions } from "./telegram-limits.ts";
 
 /**
  * The outbound policy for every Telegram call in the process: stay within Telegram's limits (~30 msg/s overall,
- * ~1/s per chat, 20/min per group) and retry 429s and 5xx with the server's retry_after. The same instances are
+ * ~1/s per chat sustained with a short burst allowed, 20/min per group) and retry 429s and 5xx with the server's retry_after. The same instances are
  * installed on bot.api, which the events notifier and broadcasts share, so all of them draw on one budget;
  * conversations get auto-retry alone (see conversationTransformers).
  */
 export interface TelegramTransformerOptions {
   /** Off for benchmarks and tests that answer Telegram in-process. */
   throttle?: boolean;
+  /** The pacing's budgets (see burstPacer). */
+  pacing?: PacingOptions;
   maxRetryAttempts?: number;
   maxDelaySeconds?: number;
   /** Called for every failed Telegram call (metrics). */
@@ -83,7 +84,7 @@ export function createTelegramTransformers(options: TelegramTransformerOptions =
   const recorder = tagged(answered.transformer(), "answers");
   registries.set(recorder, answered);
   transformers.push(recorder);
-  if (options.throttle ?? true) transformers.push(tagged(apiThrottler(), "throttle"));
+  if (options.throttle ?? true) transformers.push(tagged(burstPacer(options.pacing), "throttle"));
   transformers.push(
     tagged(
       autoRetry({

@@ -77,15 +77,22 @@ export function createIngestProcessor(deps: IngestDeps) {
       logger.info({ event }, "webhook event without order effect");
       return "ignored";
     }
-    const order = await resolveOrder(event, payload, data.refs ?? refsOf(event, payload));
+    const raws = new Map<string, string>();
+    const order = await resolveOrder(event, payload, data.refs ?? refsOf(event, payload), raws);
     if (!order) return handOver(data.envelope, data.receivedAt);
     const transition = transitionFromPaymentEvent(event, payload, order);
     if (!transition) return "no_transition";
-    return apply(order.orderId, transition, event);
+    return apply(order.orderId, transition, event, raws.get(order.orderId));
   }
 
-  async function apply(orderId: string, transition: OrderTransition, source: string): Promise<IngestOutcome> {
-    const result = await store.orders.transition(orderId, transition);
+  async function apply(
+    orderId: string,
+    transition: OrderTransition,
+    source: string,
+    /** The order's text as resolveOrder read it: the transition skips its own first read. */
+    known?: string,
+  ): Promise<IngestOutcome> {
+    const result = await store.orders.transition(orderId, transition, known);
     if (!result) {
       logger.warn({ orderId, source }, "transition for an order we do not have");
       return "unknown_order";
@@ -101,15 +108,18 @@ export function createIngestProcessor(deps: IngestDeps) {
     // Record even when `changed` is false: a retry after a crash between transition() and here must still
     // reach the user. The outbox only appends states the user has not been given.
     const { pending } = await deps.outbox.record(order);
-    // Removed once done (nothing reads it; alerts keep their ids a while to be added once).
-    if (pending) await deps.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true });
-    if (result.changed && !isTerminalStage(order.stage) && order.stage !== "awaiting_payment") {
-      const delay = isPendingOnchain(order) ? deps.onchainPollMs : deps.followUpMs;
-      await Promise.all([
-        store.orders.rescheduleOpen(orderId, deps.now() + delay),
-        deps.redis.del(eventKeys.reconcileAttempts(orderId)),
-      ]);
-    }
+    // The delivery job and the reconciler's follow-up are independent: one round trip for both (ingest runs one
+    // event at a time, so each round trip saved here is throughput).
+    const follow = result.changed && !isTerminalStage(order.stage) && order.stage !== "awaiting_payment";
+    const delay = isPendingOnchain(order) ? deps.onchainPollMs : deps.followUpMs;
+    await Promise.all([
+      // Removed once done (nothing reads it; alerts keep their ids a while to be added once).
+      pending
+        ? deps.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true })
+        : undefined,
+      follow ? store.orders.rescheduleOpen(orderId, deps.now() + delay) : undefined,
+      follow ? deps.redis.del(eventKeys.reconcileAttempts(orderId)) : undefined,
+    ]);
     logger.debug({ orderId, source, stage: order.stage, changed: result.changed }, "order transition");
     return result.changed ? "applied" : "stale";
   }
@@ -119,12 +129,13 @@ export function createIngestProcessor(deps: IngestDeps) {
     event: string,
     payload: unknown,
     refs: EventRefs,
+    raws: Map<string, string>,
   ): Promise<OrderRecord | undefined> {
     const facts = transactionFacts(payload);
     const reference = referenceOf(payload);
     const tried = new Set<string>();
-    let order = await lookup(tried, refs.orderId, refs.hash);
-    order ??= await lookup(tried, facts.orderId, facts.hash, facts.settledQuoteId);
+    let order = await lookup(tried, refs.orderId, refs.hash, undefined, raws);
+    order ??= await lookup(tried, facts.orderId, facts.hash, facts.settledQuoteId, raws);
     // The sandbox's KES shape puts the quote hash in `reference`; the real one may use its own reference.
     if (!order && reference) order = await store.orders.findByHash(reference);
     if (!order && reference) {
@@ -156,14 +167,20 @@ export function createIngestProcessor(deps: IngestDeps) {
     orderId?: string,
     hash?: string,
     quoteId?: string,
+    raws?: Map<string, string>,
   ): Promise<OrderRecord | undefined> {
     const fresh = (kind: string, value: string | undefined): value is string => {
       if (!value || tried.has(`${kind}:${value}`)) return false;
       tried.add(`${kind}:${value}`);
       return true;
     };
+    const byId = async (id: string) => {
+      const found = await store.orders.getWithRaw(id);
+      if (found) raws?.set(found.order.orderId, found.raw);
+      return found?.order;
+    };
     return (
-      (fresh("id", orderId) ? await store.orders.get(orderId) : undefined) ??
+      (fresh("id", orderId) ? await byId(orderId) : undefined) ??
       (fresh("hash", hash) ? await store.orders.findByHash(hash) : undefined) ??
       (fresh("quote", quoteId) ? await store.orders.findByQuoteId(quoteId) : undefined)
     );

@@ -149,6 +149,16 @@ export class OrderRepository {
     return readJson(this.redis, keys.order(orderId), orderRecordSchema);
   }
 
+  /**
+   * The order with the exact text it was read from: handed to `transition()`, it saves the read-before-write when
+   * nothing changed the order meanwhile (the compare-and-set still checks; a stale text just costs the re-read).
+   */
+  async getWithRaw(orderId: string): Promise<{ order: OrderRecord; raw: string } | undefined> {
+    const raw = await this.redis.get(keys.order(orderId));
+    const order = parseJson(raw, orderRecordSchema);
+    return raw && order ? { order, raw } : undefined;
+  }
+
   async findByHash(hash: string): Promise<OrderRecord | undefined> {
     const orderId = await this.redis.get(keys.orderByHash(hash));
     return orderId ? this.get(orderId) : undefined;
@@ -219,7 +229,10 @@ export class OrderRepository {
         orderId,
       );
     }
-    const result = await this.mutate(orderId, (order) => ({ order: { ...order, ...patch }, changed: true }));
+    const result = await this.mutate(orderId, undefined, (order) => ({
+      order: { ...order, ...patch },
+      changed: true,
+    }));
     if (patch.deliveredAt) await this.forgetUndelivered(orderId);
     return result?.order;
   }
@@ -250,7 +263,7 @@ export class OrderRepository {
     orderId: string,
     refund: NonNullable<OrderRecord["refund"]>,
   ): Promise<{ order: OrderRecord; changed: boolean } | undefined> {
-    return this.mutate(orderId, (order) => {
+    return this.mutate(orderId, undefined, (order) => {
       const same =
         order.refund?.state === refund.state && order.refund?.transactionId === refund.transactionId;
       return same ? { order, changed: false } : { order: { ...order, refund }, changed: true };
@@ -261,10 +274,15 @@ export class OrderRepository {
    * Apply a transition atomically and monotonically: a stage never moves back, a terminal stage never changes,
    * confirmations only grow. Returns changed=false for stale or duplicate transitions.
    */
-  async transition(orderId: string, update: OrderTransition): Promise<TransitionResult | undefined> {
+  async transition(
+    orderId: string,
+    update: OrderTransition,
+    /** The order's text as just read (getWithRaw), to skip the first read. */
+    known?: string,
+  ): Promise<TransitionResult | undefined> {
     let previousStage: OrderStage = "awaiting_payment";
     let previousConfirmations: number | undefined;
-    const result = await this.mutate(orderId, (order) => {
+    const result = await this.mutate(orderId, known, (order) => {
       previousStage = order.stage;
       previousConfirmations = order.confirmations;
       const next = { ...order };
@@ -306,11 +324,12 @@ export class OrderRepository {
    */
   private async mutate(
     orderId: string,
+    known: string | undefined,
     change: (order: OrderRecord) => { order: OrderRecord; changed: boolean },
   ): Promise<{ order: OrderRecord; changed: boolean } | undefined> {
     const key = keys.order(orderId);
     for (let attempt = 0; attempt < 50; attempt += 1) {
-      const raw = await this.redis.get(key);
+      const raw = attempt === 0 && known !== undefined ? known : await this.redis.get(key);
       const current = parseJson(raw, orderRecordSchema);
       if (!raw || !current) return undefined;
       const { order, changed } = change(current);

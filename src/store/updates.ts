@@ -211,8 +211,10 @@ export class UpdateRepository {
   /** Keep one call's answer until the update is acknowledged (or a day, if it never is). */
   async recordCall(updateId: number, seq: number, answer: string, first: boolean): Promise<void> {
     const key = keys.updateCalls(updateId);
-    // The lifetime is set with an attempt's first record; acknowledging the update deletes the hash anyway.
-    if (first) await this.redis.multi().hset(key, String(seq), answer).expire(key, SEEN_TTL_SECONDS).exec();
+    // The lifetime is set with an attempt's first record; acknowledging the update deletes the hash anyway. One
+    // round trip without MULTI: both commands leave in one write, and nothing reads the hash between them.
+    if (first)
+      await this.redis.pipeline().hset(key, String(seq), answer).expire(key, SEEN_TTL_SECONDS).exec();
     else await this.redis.hset(key, String(seq), answer);
   }
 

@@ -38,6 +38,23 @@ interface RecordedAnswer {
   b: string;
 }
 
+/**
+ * A recorded answer is stored as "<method> <status>\n<body>": the body is already JSON text, and wrapping it in
+ * another JSON object meant escaping every quote of it on each call. Answers recorded as JSON objects (by an
+ * earlier version, still in Redis for an update handled across the upgrade) are read too.
+ */
+function encodeAnswer(answer: RecordedAnswer): string {
+  return `${answer.m} ${answer.s}\n${answer.b}`;
+}
+
+function decodeAnswer(stored: string): RecordedAnswer {
+  if (stored.startsWith("{")) return JSON.parse(stored) as RecordedAnswer;
+  const cut = stored.indexOf("\n");
+  const head = stored.slice(0, cut);
+  const space = head.indexOf(" ");
+  return { m: head.slice(0, space), s: Number(head.slice(space + 1)), b: stored.slice(cut + 1) };
+}
+
 /** What grammY's client needs of a fetch: the status and the body (it reads `json()`). */
 type Fetch = (
   url: string,
@@ -92,7 +109,7 @@ export function createCallRecorder(
     const method = url.slice(url.lastIndexOf("/") + 1);
     const recorded = scope.recorded?.get(seq);
     if (recorded !== undefined) {
-      const answer = JSON.parse(recorded) as RecordedAnswer;
+      const answer = decodeAnswer(recorded);
       if (answer.m === method) return answerOf(answer.s, answer.b);
       logger.warn(
         { updateId: scope.updateId, seq, method, recorded: answer.m },
@@ -111,8 +128,12 @@ export function createCallRecorder(
       text = '{"ok":true,"result":true}';
     }
     if (scope.open) {
-      const answer: RecordedAnswer = { m: method, s: status, b: text };
-      await repo.recordCall(scope.updateId, seq, JSON.stringify(answer), !scope.wrote);
+      await repo.recordCall(
+        scope.updateId,
+        seq,
+        encodeAnswer({ m: method, s: status, b: text }),
+        !scope.wrote,
+      );
       scope.wrote = true;
     }
     return answerOf(status, text);
