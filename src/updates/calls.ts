@@ -40,15 +40,13 @@ interface RecordedAnswer {
 
 /**
  * A recorded answer is stored as "<method> <status>\n<body>": the body is already JSON text, and wrapping it in
- * another JSON object meant escaping every quote of it on each call. Answers recorded as JSON objects (by an
- * earlier version, still in Redis for an update handled across the upgrade) are read too.
+ * another JSON object meant escaping every quote of it on each call.
  */
 function encodeAnswer(answer: RecordedAnswer): string {
   return `${answer.m} ${answer.s}\n${answer.b}`;
 }
 
 function decodeAnswer(stored: string): RecordedAnswer {
-  if (stored.startsWith("{")) return JSON.parse(stored) as RecordedAnswer;
   const cut = stored.indexOf("\n");
   const head = stored.slice(0, cut);
   const space = head.indexOf(" ");

@@ -1,7 +1,7 @@
 import { autoRetry } from "@grammyjs/auto-retry";
-import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { Api } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { burstPacer } from "../../src/bot/telegram-limits.ts";
 import { chatTexts, eventually, type Harness, type PlacedOrder, settled, startHarness } from "./harness.ts";
 
 /**
@@ -39,7 +39,7 @@ describe("a burst of 1,000 events", () => {
 
     const first = h.newPipeline();
     const secondApi = new Api(h.tg.token, { apiRoot: h.tg.apiRoot });
-    secondApi.config.use(apiThrottler());
+    secondApi.config.use(burstPacer());
     secondApi.config.use(autoRetry());
     const second = h.newPipeline({ telegram: secondApi });
     await Promise.all([first.start(), second.start()]);

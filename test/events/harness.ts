@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { autoRetry } from "@grammyjs/auto-retry";
-import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { Api } from "grammy";
 import type { Message } from "grammy/types";
 import type { Redis } from "ioredis";
 import { createPayoutApi, type PayoutApi, type Quote, type QuoteRequest } from "../../src/api/index.ts";
+import { burstPacer } from "../../src/bot/telegram-limits.ts";
 import {
   createEventsPipeline,
   type EventsPipeline,
@@ -142,7 +142,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const tg = await startTelegramEmulator({ rateLimits: options.rateLimits ?? false });
   const telegram = new Api(tg.token, { apiRoot: tg.apiRoot });
-  telegram.config.use(apiThrottler());
+  telegram.config.use(burstPacer());
   telegram.config.use(autoRetry());
   // The bot's own sends while setting up an order (first cards): not part of what the pipeline delivers.
   const setupApi = new Api(tg.token, { apiRoot: tg.apiRoot });

@@ -225,34 +225,6 @@ describe("the update inbox", () => {
     expect((await repo.recordedCalls(77)).size).toBe(3);
   });
 
-  it("reads answers an earlier version recorded as JSON, so an update handled across the upgrade sends nothing twice", async () => {
-    await redis.flushdb();
-    const repo = new UpdateRepository(redis, 60_000);
-    const sent: string[] = [];
-    const recorder = createCallRecorder(repo, logger, async (url) => {
-      sent.push(url.slice(url.lastIndexOf("/") + 1));
-      return { status: 200, json: async () => ({ ok: true, result: { fresh: true } }) };
-    });
-    const legacy = { m: "sendMessage", s: 200, b: JSON.stringify({ ok: true, result: { message_id: 5 } }) };
-    await repo.recordCall(99, 1, JSON.stringify(legacy), true);
-    const answers = await recorder.run(99, 2, async () => [
-      await (await recorder.fetch("http://telegram/bot1:x/sendMessage")).json(),
-      await (await recorder.fetch("http://telegram/bot1:x/sendMessage")).json(),
-    ]);
-    expect(answers).toEqual([
-      { ok: true, result: { message_id: 5 } },
-      { ok: true, result: { fresh: true } },
-    ]);
-    expect(sent).toEqual(["sendMessage"]);
-    // The new record is read back the same way by a later attempt.
-    const again = await recorder.run(99, 3, async () => [
-      await (await recorder.fetch("http://telegram/bot1:x/sendMessage")).json(),
-      await (await recorder.fetch("http://telegram/bot1:x/sendMessage")).json(),
-    ]);
-    expect(again).toEqual(answers);
-    expect(sent).toEqual(["sendMessage"]);
-  });
-
   it("answers an expired callback query's toast as done, so a late re-handled press still does its step", async () => {
     const repo = new UpdateRepository(redis, 60_000);
     const recorder = createCallRecorder(repo, logger, async () => ({
