@@ -1,6 +1,6 @@
 import type { Bot, Context } from "grammy";
 import { createBot } from "../src/bot/create-bot.ts";
-import { allFeatures } from "../src/bot/features/index.ts";
+import { allFeatures } from "../src/bot/features.ts";
 import { createTelegramTransformers } from "../src/bot/telegram-transformers.ts";
 import { ProcessRegistry } from "../src/store/index.ts";
 import { createCallRecorder, createUpdateInbox } from "../src/updates/index.ts";

@@ -7,11 +7,11 @@ import { createPayoutApi, type PayoutApi, ServerClock } from "./api/index.ts";
 import { publishCommandMenus } from "./bot/commands.ts";
 import type { BotContext, BotDeps } from "./bot/context.ts";
 import { createBot } from "./bot/create-bot.ts";
-import { allFeatures, type Feature } from "./bot/features/index.ts";
-import { createMerchantFeed } from "./bot/features/merchant/index.ts";
-import { createDeliverMissing } from "./bot/features/recovery/index.ts";
-import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
-import { onRefundWithdrawalEvent } from "./bot/services/refunds.ts";
+import { allFeatures, type Feature } from "./bot/features.ts";
+import { createMerchantFeed } from "./bot/merchant/feature.ts";
+import { type Alerts, createAlerts } from "./bot/ops/alerts/alerts.ts";
+import { onRefundWithdrawalEvent } from "./bot/ops/refund/refunds.ts";
+import { createDeliverMissing } from "./bot/recovery.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
 import type { Config } from "./config.ts";
 import {

@@ -3,11 +3,11 @@ import type { Context, SessionFlavor } from "grammy";
 import type { Redis } from "ioredis";
 import type { PayoutApi } from "../api/index.ts";
 import type { Config } from "../config.ts";
+import type { DeadLetter } from "../events/index.ts";
 import type { AccountLanguage } from "../i18n/account-language.ts";
 import type { LanguageCode, TFunction, Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ProcessRegistry, Store } from "../store/index.ts";
-import type { OpsPorts } from "./services/alerts.ts";
 
 /** Everything the bot needs from the outside, passed to createBot (no globals, no side effects at import). */
 export interface BotDeps {
@@ -32,6 +32,13 @@ export interface BotDeps {
    * dead process left in flight can be taken over and resolved. Without it such a claim waits out its TTL.
    */
   processes?: ProcessRegistry;
+}
+
+/** What ops commands need from the process wiring (the events pipeline). Absent parts are shown as such. */
+export interface OpsPorts {
+  deadLetters?: { list(limit?: number): Promise<DeadLetter[]>; replay(id: string): Promise<boolean> };
+  stats?(): Promise<Record<string, Record<string, number>>>;
+  recheckOrder?(orderId: string): Promise<unknown>;
 }
 
 export interface BotHooks {

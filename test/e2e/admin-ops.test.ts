@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { quotesPaused } from "../../src/bot/features/admin/index.ts";
-import { alertKeys } from "../../src/bot/services/alerts.ts";
-import { claimBroadcast } from "../../src/bot/services/broadcast.ts";
+import { alertKeys } from "../../src/bot/ops/alerts/alerts.ts";
+import { claimBroadcast } from "../../src/bot/ops/broadcast/broadcast.ts";
+import { quotesPaused } from "../../src/bot/rules/pauses.ts";
 import { ask, buttonLabels, type OpsStack, placeNgnPayout, startOpsStack } from "./admin-stack.ts";
 
 /** /maintenance, /broadcast, /simulate and the alerts posted to the group. */

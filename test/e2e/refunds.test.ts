@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alertKeys } from "../../src/bot/services/alerts.ts";
-import { encodeInvoice } from "../../src/sandbox/bolt11.ts";
+import { alertKeys } from "../../src/bot/ops/alerts/alerts.ts";
+import { encodeInvoice } from "../../src/standins/sandbox/bolt11.ts";
 import type { OrderRecord } from "../../src/store/index.ts";
 import { type LnurlServer, startLnurlServer } from "../support/lnurl-server.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvalData } from "../../src/bot/callback-data/admin.ts";
-import { alertKeys, createAlerts } from "../../src/bot/services/alerts.ts";
-import { encodeInvoice } from "../../src/sandbox/bolt11.ts";
+import { alertKeys, createAlerts } from "../../src/bot/ops/alerts/alerts.ts";
+import { approvalData } from "../../src/bot/ops/callback-data.ts";
+import { encodeInvoice } from "../../src/standins/sandbox/bolt11.ts";
 import { ask, buttonLabels, type OpsStack, startOpsStack } from "./admin-stack.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { usedToday } from "../../src/bot/services/allowance.ts";
+import { usedToday } from "../../src/bot/payout/allowance.ts";
 import { localDay } from "../../src/money/index.ts";
 import type { OrderRecord } from "../../src/store/index.ts";
 

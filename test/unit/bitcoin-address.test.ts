@@ -4,7 +4,7 @@ import {
   checkBitcoinAddress,
   normaliseAddressInput,
   shortAddress,
-} from "../../src/bot/services/bitcoin-address.ts";
+} from "../../src/bot/rules/bitcoin-address.ts";
 import { createTranslator, type LanguageCode } from "../../src/i18n/index.ts";
 import { createLogger } from "../../src/log/logger.ts";
 

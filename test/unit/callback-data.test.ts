@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { alertData, approvalData, broadcastData, withdrawData } from "../../src/bot/callback-data/admin.ts";
-import { buyData } from "../../src/bot/callback-data/buy.ts";
-import { HISTORY_OFFSET, historyData } from "../../src/bot/callback-data/history.ts";
+import { HISTORY_OFFSET, historyData } from "../../src/bot/account/callback-data/history.ts";
+import { priceData } from "../../src/bot/account/callback-data/price.ts";
+import {
+  RECIPIENT_ID,
+  RECIPIENTS_OFFSET,
+  recipientsData,
+} from "../../src/bot/account/callback-data/recipients.ts";
+import { statusData } from "../../src/bot/account/callback-data/status.ts";
+import { buyData } from "../../src/bot/buy/callback-data.ts";
 import {
   CallbackDataTooLongError,
   cancelData,
@@ -9,8 +15,9 @@ import {
   int,
   languageData,
   menuData,
-} from "../../src/bot/callback-data/index.ts";
-import { linkData, newlinkData } from "../../src/bot/callback-data/merchant.ts";
+} from "../../src/bot/flow/menu-data.ts";
+import { linkData, newlinkData } from "../../src/bot/merchant/callback-data.ts";
+import { alertData, approvalData, broadcastData, withdrawData } from "../../src/bot/ops/callback-data.ts";
 import {
   PAYOUT_FLOW_DATA,
   payoutAction,
@@ -18,10 +25,7 @@ import {
   payoutConfirmData,
   payoutCountryData,
   payoutZaBankData,
-} from "../../src/bot/callback-data/payout.ts";
-import { priceData } from "../../src/bot/callback-data/price.ts";
-import { RECIPIENT_ID, RECIPIENTS_OFFSET, recipientsData } from "../../src/bot/callback-data/recipients.ts";
-import { statusData } from "../../src/bot/callback-data/status.ts";
+} from "../../src/bot/payout/callback-data.ts";
 import { parseOrderCallback } from "../../src/orders/index.ts";
 
 describe("typed callback data", () => {

@@ -7,7 +7,7 @@ import {
   parseMaintenanceCommand,
   pausedScopes,
   retryText,
-} from "../../src/bot/services/pauses.ts";
+} from "../../src/bot/rules/pauses.ts";
 import { createTranslator } from "../../src/i18n/index.ts";
 import { silentLogger } from "../../src/log/logger.ts";
 import type { MaintenanceState } from "../../src/store/index.ts";

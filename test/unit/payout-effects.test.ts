@@ -6,8 +6,8 @@ import {
   type QuotedOrder,
   QuoteGoneError,
   recordedQuote,
-} from "../../src/bot/conversations/payout/effects.ts";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
+} from "../../src/bot/payout/quote-orders.ts";
+import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
 import { freshRedis } from "../support/redis.ts";
 
 const KEY = "payout:cache:banks:NG";

@@ -3,23 +3,23 @@ import type { Price, Quote } from "../../src/api/index.ts";
 import {
   buildQuoteRequest,
   checkAmount,
-  customerReferenceFor,
   formatCountdown,
   looksLikePhoneOrAccount,
   minimumPayout,
   quoteDeadlineMs,
   quoteFigures,
   verificationCode,
-} from "../../src/bot/services/payout-quote.ts";
+} from "../../src/bot/payout/quote-rules.ts";
 import {
   classifyEnquiryFailure,
   describeBeneficiary,
   maskTail,
-  methodOf,
   parseNgAccountNumber,
   parseRecipientName,
   recipientLabel,
-} from "../../src/bot/services/payout-recipient.ts";
+} from "../../src/bot/payout/recipient.ts";
+import { customerReferenceFor } from "../../src/bot/rules/customer-reference.ts";
+import { methodOf } from "../../src/bot/rules/payout-method.ts";
 
 const price = (perUsd: number): Price => ({
   currency: "KES",

@@ -1,7 +1,7 @@
 import { Api } from "grammy";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { forgetOpsMembership, isAdminChat, isOpsUser } from "../../src/bot/services/roles.ts";
+import { forgetOpsMembership, isAdminChat, isOpsUser } from "../../src/bot/ops/roles.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log/logger.ts";
 import { freshRedis } from "../support/redis.ts";

@@ -1,0 +1,4 @@
+import { defineCallbackData, oneOf } from "../../flow/callback-data.ts";
+
+/** The clock picker under /language: a corridor code (NG, KE, ZA, GH). */
+export const clockData = defineCallbackData("clock", { zone: oneOf("NG", "KE", "ZA", "GH") });

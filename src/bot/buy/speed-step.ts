@@ -1,0 +1,40 @@
+import { InlineKeyboard } from "grammy";
+import type { Speed } from "../../api/index.ts";
+import type { FlowContext, FlowConversation } from "../context.ts";
+import { cancelButton } from "../flow/main-menu.ts";
+import { buyData } from "./callback-data.ts";
+import { isSpeed, SPEEDS, settleScreen, waitForInput } from "./screens.ts";
+
+/** "⚡ Fast · about 10–30 min" (spec 8's expected confirmation times). */
+export const speedLabel = (ctx: Pick<FlowContext, "t">, speed: Speed) => ctx.t(`buy:speed.${speed}`);
+
+/** Step 2: slow / medium / fast, each with its expected time. */
+export async function askSpeed(conversation: FlowConversation, ctx: FlowContext): Promise<Speed> {
+  const keyboard = InlineKeyboard.from([
+    ...SPEEDS.map((speed) => [
+      InlineKeyboard.text(speedLabel(ctx, speed), buyData.pack({ action: "speed", value: speed })),
+    ]),
+    [cancelButton(ctx.t)],
+  ]);
+  const prompt = await ctx.reply(ctx.t("buy:speed.prompt"), { parse_mode: "HTML", reply_markup: keyboard });
+  for (;;) {
+    const input = await waitForInput(conversation, {
+      messageId: prompt.message_id,
+      actions: ["speed"],
+      acceptText: false,
+      hint: (current) => current.t("buy:speed.press_button"),
+    });
+    if (input.kind !== "button") continue;
+    if (!isSpeed(input.value)) {
+      await input.ctx.answerCallbackQuery({ text: input.ctx.t("common:stale_button") });
+      continue;
+    }
+    await input.ctx.answerCallbackQuery();
+    await settleScreen(
+      input.ctx,
+      prompt.message_id,
+      input.ctx.t("buy:speed.chosen", { speed: speedLabel(input.ctx, input.value) }),
+    );
+    return input.value;
+  }
+}

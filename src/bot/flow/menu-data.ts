@@ -1,0 +1,13 @@
+import { LANGUAGES } from "../../i18n/languages.ts";
+import { defineCallbackData, oneOf } from "./callback-data.ts";
+
+export * from "./callback-data.ts";
+
+/** Main menu entries. */
+export const menuData = defineCallbackData("menu", {
+  action: oneOf("send", "buy", "history", "recipients", "price", "language", "help"),
+});
+/** Language picker: the language code. */
+export const languageData = defineCallbackData("lang", { code: oneOf(...LANGUAGES.map(({ code }) => code)) });
+/** Generic "cancel the current flow" button shown on every flow screen. */
+export const cancelData = defineCallbackData("cancel", {});

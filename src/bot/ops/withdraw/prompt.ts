@@ -1,0 +1,81 @@
+import { InlineKeyboard } from "grammy";
+import type { Message } from "grammy/types";
+import type { FlowContext, FlowConversation } from "../../context.ts";
+import { cancelButton } from "../../flow/main-menu.ts";
+import { type ScreenInput, waitForScreen } from "../../flow/wait-for-screen.ts";
+import { withdrawData } from "../callback-data.ts";
+
+/**
+ * Prompts of the ops flows in the admin group: a force-reply aimed at the admin who started the flow (so their
+ * client opens a reply, which the bot sees even with privacy mode on), or a screen with buttons.
+ */
+export function forceReplyTo(ctx: FlowContext, placeholder?: string) {
+  const replyTo = ctx.msg?.message_id;
+  return {
+    parse_mode: "HTML" as const,
+    reply_markup: {
+      force_reply: true as const,
+      selective: true,
+      ...(placeholder ? { input_field_placeholder: placeholder.slice(0, 64) } : {}),
+    },
+    ...(replyTo !== undefined
+      ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }
+      : {}),
+  };
+}
+
+/** Ask for one line of text; returns what the owner replied. */
+export async function askText(
+  conversation: FlowConversation,
+  ctx: FlowContext,
+  owner: number,
+  text: string,
+  placeholder?: string,
+): Promise<Extract<ScreenInput, { kind: "text" }>> {
+  const prompt = await ctx.reply(text, forceReplyTo(ctx, placeholder));
+  for (;;) {
+    const input = await waitForScreen(conversation, {
+      codec: withdrawData,
+      messageId: prompt.message_id,
+      actions: [],
+      acceptText: true,
+      owner,
+      hint: (current) => current.t("admin:flow.reply_hint"),
+    });
+    if (input.kind === "text") return input;
+  }
+}
+
+/** A screen with buttons (plus ❌); resolves with the pressed action and value, callback answered. */
+export async function askButtons(
+  conversation: FlowConversation,
+  ctx: FlowContext,
+  owner: number,
+  text: string,
+  rows: Array<Array<{ label: string; action: string; value?: string }>>,
+  options: { acceptText?: boolean } = {},
+): Promise<{ screen: Message; input: ScreenInput }> {
+  const keyboard = InlineKeyboard.from([
+    ...rows.map((row) =>
+      row.map((button) =>
+        InlineKeyboard.text(
+          button.label,
+          withdrawData.pack({ action: button.action, value: button.value ?? "" }),
+        ),
+      ),
+    ),
+    [cancelButton(ctx.t)],
+  ]);
+  const screen = await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
+  const actions = [...new Set(rows.flat().map((button) => button.action))];
+  const input = await waitForScreen(conversation, {
+    codec: withdrawData,
+    messageId: screen.message_id,
+    actions,
+    acceptText: options.acceptText ?? false,
+    owner,
+    hint: (current) => current.t("admin:flow.button_hint"),
+  });
+  if (input.kind === "button") await input.ctx.answerCallbackQuery();
+  return { screen, input };
+}

@@ -1,0 +1,194 @@
+import { createHash } from "node:crypto";
+import type { Price, Quote, QuoteRequest } from "../../api/index.ts";
+import {
+  type Country,
+  type CurrencyCode,
+  currencyOfCountry,
+  type FiatCurrencyCode,
+  type ParseFailureReason,
+  parseAmount,
+} from "../../money/index.ts";
+import { quoteAmounts } from "../../orders/quote-math.ts";
+import type { PayoutBeneficiary } from "./recipient.ts";
+
+/** Corridor facts, limits, the quote request and the figures a quote card shows. Pure. */
+
+export const PAYOUT_COUNTRIES = ["NG", "KE", "ZA", "GH"] as const satisfies readonly Country[];
+
+/** Spec 8: 2000 NGN. */
+export const NGN_MIN_PAYOUT_KOBO = 200_000;
+/** Spec 8 and the sandbox docs: KES, ZAR and GHS payouts start at the equivalent of 2 USD. */
+export const USD_MINIMUM_CENTS = 200;
+
+/** Amounts above these are taken for a typo ("absurdly large"), not quoted. */
+export const MAX_PAYOUT_MINOR: Readonly<Record<FiatCurrencyCode, number>> = {
+  NGNKOBO: 2_000_000_000, // ₦20,000,000
+  KESCENT: 25_000_000, // KSh 250,000: the M-Pesa per-transaction ceiling
+  ZARCENT: 100_000_000, // R 1,000,000
+  GHSPESEWA: 5_000_000, // GH₵ 50,000
+};
+/** 0.2 BTC. */
+export const MAX_PAY_SATS = 20_000_000;
+
+/** Quotes and invoices are valid for 5 minutes (spec 2.1). */
+export const QUOTE_VALIDITY_MS = 5 * 60_000;
+
+/**
+ * The smallest payout of a country in its minor units: NGN is fixed; the others are 2 USD at the price's
+ * `unitPricePerUsd` (a rate: turned into micro-units once, then integer math, rounded up like the API).
+ */
+export function minimumPayout(country: Country, price: Price | undefined): number | undefined {
+  if (country === "NG") return NGN_MIN_PAYOUT_KOBO;
+  const rate = price?.unitPricePerUsd?.amount;
+  if (rate === undefined || !Number.isFinite(rate) || rate <= 0) return undefined;
+  const micro = BigInt(Math.round(rate * 1_000_000));
+  const minor = (BigInt(USD_MINIMUM_CENTS) * micro + 999_999n) / 1_000_000n;
+  return minor <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(minor) : undefined;
+}
+
+export interface QuoteInput {
+  country: Country;
+  beneficiary: PayoutBeneficiary;
+  amount: { minor: number; currency: CurrencyCode };
+  customerReference: string;
+}
+
+/** POST /quote body of a Lightning payout (use cases 1 and 2 of spec 4; ZAR and GHS by the same shape). */
+export function buildQuoteRequest(input: QuoteInput): QuoteRequest {
+  return {
+    amount: input.amount.minor,
+    sourceCurrency: "BTCSAT",
+    targetCurrency: currencyOfCountry(input.country),
+    paymentMethod: "LIGHTNING",
+    paymentCurrency: input.amount.currency,
+    autopayout: true,
+    customerReference: input.customerReference,
+    beneficiary: input.beneficiary,
+  };
+}
+
+export interface QuoteFigures {
+  /** Sats to pay, fees included. */
+  paySats: number;
+  feeSats: number;
+  /** What the recipient gets, in target minor units. */
+  receive: number;
+  target: FiatCurrencyCode;
+}
+
+/** The figures a card shows, from the quote's amounts (see src/orders/quote-math.ts: they always reconcile). */
+export function quoteFigures(quote: Quote, target: FiatCurrencyCode): QuoteFigures {
+  const { pay, fee, receive } = quoteAmounts(quote);
+  return { paySats: pay, feeSats: fee, receive, target };
+}
+
+/**
+ * When the quote stops holding: the API's own `expiry`, compared everywhere with the API's clock (BotDeps.now), so
+ * the card, the invoice, the status card and the Confirm check all name the same instant. An unreadable expiry
+ * counts as the documented 5 minutes from when the quote arrived.
+ */
+export function quoteDeadlineMs(expiry: string, receivedAtMs: number): number {
+  const expiresAt = Date.parse(expiry);
+  return Number.isNaN(expiresAt) ? receivedAtMs + QUOTE_VALIDITY_MS : expiresAt;
+}
+
+/** 272_000 → "4:32". */
+export function formatCountdown(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+const CODE_EMOJI = [
+  "🦁",
+  "🐘",
+  "🦒",
+  "🦓",
+  "🐢",
+  "🐬",
+  "🦋",
+  "🌵",
+  "🌻",
+  "🍉",
+  "🍋",
+  "🍍",
+  "🥭",
+  "🌽",
+  "🍄",
+  "⚽",
+  "🎸",
+  "🥁",
+  "🚲",
+  "🚀",
+  "⛵",
+  "🏠",
+  "🔑",
+  "🎈",
+  "⭐",
+  "🌙",
+  "🌈",
+  "🔥",
+  "💎",
+  "🎁",
+  "🐝",
+  "🦉",
+] as const;
+
+/** Two emoji derived from the quote id: shown on the quote card and again on the invoice (anti-impersonation). */
+export function verificationCode(quoteId: string): string {
+  const digest = createHash("sha256").update(quoteId).digest();
+  const first = CODE_EMOJI[(digest[0] ?? 0) % CODE_EMOJI.length];
+  const second = CODE_EMOJI[(digest[1] ?? 0) % CODE_EMOJI.length];
+  return `${first}${second}`;
+}
+
+export type AmountCheck =
+  | { ok: true; minor: number; currency: CurrencyCode }
+  | {
+      ok: false;
+      reason: ParseFailureReason | "looks_like_phone" | "below_minimum";
+      detected?: CurrencyCode;
+      foreign?: string;
+    };
+
+/** "0712345678", "+254 712…", "2348012345678": a phone or account number typed where an amount was asked. */
+export function looksLikePhoneOrAccount(text: string): boolean {
+  const compact = text.trim().replace(/[\s\-().]/g, "");
+  return (
+    /^\+\d{7,}$/.test(compact) || /^0\d{8,}$/.test(compact) || /^(?:234|254|233|27)\d{9,}$/.test(compact)
+  );
+}
+
+/**
+ * What the user typed at the amount step → minor units of the currency they meant. `mode` is the toggle: the
+ * target currency (what the recipient gets) or BTCSAT (what you pay). "21000 sats" works in fiat mode and
+ * "₦5,000" in sats mode. The fiat minimum is checked here; a sats amount is checked by the API.
+ */
+export function checkAmount(
+  text: string,
+  options: { mode: CurrencyCode; target: FiatCurrencyCode; minimum?: number; locale?: string },
+): AmountCheck {
+  if (looksLikePhoneOrAccount(text)) return { ok: false, reason: "looks_like_phone" };
+  const { mode, target } = options;
+  let result = parseAmount(text, {
+    currency: mode,
+    allowBtcUnits: mode !== "BTCSAT",
+    max: mode === "BTCSAT" ? MAX_PAY_SATS : MAX_PAYOUT_MINOR[target],
+    maxSats: MAX_PAY_SATS,
+    locale: options.locale,
+  });
+  if (!result.ok && result.reason === "wrong_currency" && mode === "BTCSAT" && result.detected === target) {
+    result = parseAmount(text, { currency: target, max: MAX_PAYOUT_MINOR[target], locale: options.locale });
+  }
+  if (!result.ok) {
+    return {
+      ok: false,
+      reason: result.reason,
+      ...(result.detected ? { detected: result.detected } : {}),
+      ...(result.foreign ? { foreign: result.foreign } : {}),
+    };
+  }
+  if (result.currency === target && options.minimum !== undefined && result.minor < options.minimum) {
+    return { ok: false, reason: "below_minimum" };
+  }
+  return { ok: true, minor: result.minor, currency: result.currency };
+}
