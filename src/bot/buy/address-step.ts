@@ -1,12 +1,13 @@
 import { escapeHtml } from "../../i18n/index.ts";
 import type { FlowContext, FlowConversation } from "../context.ts";
+import { clearButtons } from "../flow/screen.ts";
 import {
   type AddressCheck,
   addressPrefixesText,
   type BitcoinNetworkSetting,
   checkBitcoinAddress,
 } from "../rules/bitcoin-address.ts";
-import { cancelKeyboard, clearButtons, waitForInput } from "./screens.ts";
+import { cancelKeyboard, waitForInput } from "./screens.ts";
 
 /** Why an address was refused, in the user's language, with what to send instead. */
 export function addressProblemText(

@@ -9,15 +9,11 @@ import {
 } from "../../money/index.ts";
 import type { FlowContext, FlowConversation } from "../context.ts";
 import { cancelButton } from "../flow/main-menu.ts";
+import { settleScreen } from "../flow/screen.ts";
+import { MIN_ONCHAIN_SATS } from "../rules/onchain.ts";
 import { minorFor, priceServiceFor, type SpotPrice, satsFor } from "../rules/price.ts";
 import { buyData } from "./callback-data.ts";
-import {
-  type BuyAmount,
-  type BuyAmountCurrency,
-  MIN_ONCHAIN_SATS,
-  settleScreen,
-  waitForInput,
-} from "./screens.ts";
+import { type BuyAmount, type BuyAmountCurrency, waitForInput } from "./screens.ts";
 
 type Unit = "NGN" | "SAT";
 const CURRENCY_OF: Record<Unit, BuyAmountCurrency> = { NGN: "NGNKOBO", SAT: "BTCSAT" };

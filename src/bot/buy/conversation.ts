@@ -6,6 +6,7 @@ import type { FlowContext, FlowConversation } from "../context.ts";
 import { describeApiError } from "../flow/api-errors.ts";
 import { cancelButton, mainMenuKeyboard } from "../flow/main-menu.ts";
 import { customerReferenceFor } from "../rules/customer-reference.ts";
+import { isSpeed, MIN_ONCHAIN_SATS } from "../rules/onchain.ts";
 import { maintenanceNotice, quotesPaused } from "../rules/pauses.ts";
 import { askAddress } from "./address-step.ts";
 import { askAmount } from "./amount-step.ts";
@@ -13,7 +14,7 @@ import { buyData } from "./callback-data.ts";
 import { awaitConfirmation } from "./confirm-step.ts";
 import { buyQuoteKeyboard, buyQuoteText } from "./quote-card.ts";
 import { createBuyQuote, isBelowMinimum, type QuoteOutcome, routeQuoteFailure } from "./quote-step.ts";
-import { type BuyAmount, type BuyArgs, isSpeed, MIN_ONCHAIN_SATS, waitForInput } from "./screens.ts";
+import { type BuyAmount, type BuyArgs, waitForInput } from "./screens.ts";
 import { askSpeed } from "./speed-step.ts";
 
 export type { BuyArgs } from "./screens.ts";

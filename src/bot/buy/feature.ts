@@ -10,10 +10,10 @@ import { enterFlow, FLOWS } from "../flow/enter.ts";
 import type { Feature } from "../flow/feature.ts";
 import { menuData } from "../flow/menu-data.ts";
 import { replyQuoteExpired } from "../flow/quote-expired.ts";
+import { isSpeed } from "../rules/onchain.ts";
 import { buyData } from "./callback-data.ts";
 import { confirmKey } from "./confirm-step.ts";
 import { type BuyArgs, buyFlow } from "./conversation.ts";
-import { isSpeed } from "./screens.ts";
 
 async function enterBuy(ctx: BotContext, args?: BuyArgs): Promise<void> {
   await enterFlow(ctx, FLOWS.buy, args);

@@ -2,8 +2,10 @@ import { InlineKeyboard } from "grammy";
 import type { Speed } from "../../api/index.ts";
 import type { FlowContext, FlowConversation } from "../context.ts";
 import { cancelButton } from "../flow/main-menu.ts";
+import { settleScreen } from "../flow/screen.ts";
+import { isSpeed, SPEEDS } from "../rules/onchain.ts";
 import { buyData } from "./callback-data.ts";
-import { isSpeed, SPEEDS, settleScreen, waitForInput } from "./screens.ts";
+import { waitForInput } from "./screens.ts";
 
 /** "⚡ Fast · about 10–30 min" (spec 8's expected confirmation times). */
 export const speedLabel = (ctx: Pick<FlowContext, "t">, speed: Speed) => ctx.t(`buy:speed.${speed}`);

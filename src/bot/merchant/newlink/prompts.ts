@@ -4,16 +4,14 @@ import { quoteInput } from "../../../i18n/index.ts";
 import { formatMoney, parseAmount } from "../../../money/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
 import { cancelButton } from "../../flow/main-menu.ts";
-import { clearButtons, type ScreenInput, waitForScreen } from "../../flow/wait-for-screen.ts";
+import { clearButtons, type ScreenInput, waitForScreen } from "../../flow/screen.ts";
 import { addressPrefixesText, checkBitcoinAddress } from "../../rules/bitcoin-address.ts";
+import { MIN_ONCHAIN_SATS, SPEEDS } from "../../rules/onchain.ts";
 import { minorFor, priceServiceFor } from "../../rules/price.ts";
 import { newlinkData } from "../callback-data.ts";
 
-/** The smallest on-chain settlement the API accepts (spec 8), plus room for the API's ~0.6% fee. */
-export const MIN_LINK_SATS = 6_000;
+/** Room for the API's ~0.6% fee above the smallest on-chain settlement. */
 const FEE_ROOM = 1.01;
-
-export const SPEEDS: readonly Speed[] = ["slow", "medium", "fast"];
 
 type Button = { label: string; action: string; value?: string };
 
@@ -75,7 +73,7 @@ export async function minimumKobo(conversation: FlowConversation, ctx: FlowConte
   return conversation.external(async () => {
     try {
       const price = await priceServiceFor(deps).get("NG");
-      return Math.ceil(minorFor(price, Math.ceil(MIN_LINK_SATS * FEE_ROOM)) / 10_000) * 10_000;
+      return Math.ceil(minorFor(price, Math.ceil(MIN_ONCHAIN_SATS * FEE_ROOM)) / 10_000) * 10_000;
     } catch {
       return null;
     }
@@ -93,7 +91,7 @@ export async function askAmount(
       ? ""
       : ctx.t("merchant:newlink.amount_minimum", {
           amount: formatMoney(minimum, "NGNKOBO", ctx.locale),
-          sats: formatMoney(MIN_LINK_SATS, "BTCSAT", ctx.locale),
+          sats: formatMoney(MIN_ONCHAIN_SATS, "BTCSAT", ctx.locale),
         });
   let text = `${problem ? `${problem}\n\n` : ""}${ctx.t("merchant:newlink.amount_prompt")}${minText}`;
   let current = ctx;
@@ -110,7 +108,7 @@ export async function askAmount(
       text = current.t("merchant:newlink.amount_too_small", {
         amount: formatMoney(parsed.minor, "NGNKOBO", current.locale),
         minimum: formatMoney(minimum, "NGNKOBO", current.locale),
-        sats: formatMoney(MIN_LINK_SATS, "BTCSAT", current.locale),
+        sats: formatMoney(MIN_ONCHAIN_SATS, "BTCSAT", current.locale),
       });
       continue;
     }

@@ -2,7 +2,7 @@ import { InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
 import type { FlowContext, FlowConversation } from "../../context.ts";
 import { cancelButton } from "../../flow/main-menu.ts";
-import { type ScreenInput, waitForScreen } from "../../flow/wait-for-screen.ts";
+import { type ScreenInput, waitForScreen } from "../../flow/screen.ts";
 import { withdrawData } from "../callback-data.ts";
 
 /**

@@ -1,15 +1,19 @@
+import type { InlineKeyboard } from "grammy";
 import type { FlowContext, FlowConversation } from "../context.ts";
 
 /**
- * Waiting for the input one screen accepts, shared by the ops flows (withdraw, broadcast) and /newlink.
+ * The flow kernel's one "wait for this screen's input" loop, used by every conversation that waits on plain
+ * screens (buy, /newlink, the ops flows).
  *
  * - Buttons count only on the screen's own message and only with the screen's actions; any other press passes
- *   through to its own handler (an approval card's buttons keep working while someone prepares a withdrawal).
+ *   through to its own handler (an old quote's Confirm gets its toast there; an approval card's buttons keep
+ *   working while someone prepares a withdrawal).
  * - In a group (the admin group) a flow belongs to whoever started it: only their messages count, and only as a
  *   reply to the prompt (with privacy mode on that is all the bot sees anyway); everything else passes through
  *   untouched, so other admins keep using the bot.
  * - In a private chat, text that is not a command counts; anything else gets the step's hint and the flow keeps
- *   waiting. (/cancel and menu commands are handled before the flow by the cancel feature.)
+ *   waiting. Commands that are not flow escapes (/cancel and menu commands are handled before the flow by the
+ *   cancel feature) go on to their handlers, or get the hint when the screen says `commands: "hint"`.
  */
 export interface Codec {
   filter(): RegExp;
@@ -18,12 +22,24 @@ export interface Codec {
 
 export interface Screen {
   codec: Codec;
+  /** The bot message whose buttons this step accepts. */
   messageId: number;
+  /** Button actions of that message this step accepts. */
   actions: readonly string[];
   acceptText: boolean;
   /** In groups: the user the flow belongs to. */
   owner?: number;
+  /** What to say when the user sends something this step cannot use. */
   hint(ctx: FlowContext): string;
+  /** Buttons under the hint (e.g. ❌). */
+  hintKeyboard?(ctx: FlowContext): InlineKeyboard;
+  /** Unknown commands in a private chat: passed on to their handlers (default) or answered with the hint. */
+  commands?: "pass" | "hint";
+  /**
+   * Leave the flow when the next update comes after this time (ms since epoch; lazy: checked when it arrives).
+   * That update then goes to the normal handlers, as if no flow were active.
+   */
+  deadline?: number;
 }
 
 export type ScreenInput =
@@ -32,7 +48,11 @@ export type ScreenInput =
 
 export async function waitForScreen(conversation: FlowConversation, screen: Screen): Promise<ScreenInput> {
   for (;;) {
-    const ctx = await conversation.wait();
+    const maxMilliseconds =
+      screen.deadline === undefined
+        ? undefined
+        : Math.max(1_000, screen.deadline - (await conversation.now()));
+    const ctx = await conversation.wait(maxMilliseconds === undefined ? undefined : { maxMilliseconds });
     const inGroup = ctx.chat?.type === "group" || ctx.chat?.type === "supergroup";
     const query = ctx.callbackQuery;
     if (query) {
@@ -56,14 +76,18 @@ export async function waitForScreen(conversation: FlowConversation, screen: Scre
       const fromOwner = screen.owner === undefined || message?.from?.id === screen.owner;
       const replyToPrompt = message?.reply_to_message?.message_id === screen.messageId;
       if (!fromOwner || !replyToPrompt) await conversation.skip({ next: true });
-    } else if (text?.startsWith("/")) {
+    } else if (text?.startsWith("/") && screen.commands !== "hint") {
       // An unknown command mid-flow: other handlers decide (merchant and ops commands work as usual).
       await conversation.skip({ next: true });
     }
     if (screen.acceptText && text !== undefined && !text.startsWith("/")) {
       return { kind: "text", ctx, text, messageId: message!.message_id };
     }
-    await ctx.reply(screen.hint(ctx), { parse_mode: "HTML" });
+    const keyboard = screen.hintKeyboard?.(ctx);
+    await ctx.reply(screen.hint(ctx), {
+      parse_mode: "HTML",
+      ...(keyboard ? { reply_markup: keyboard } : {}),
+    });
   }
 }
 
@@ -71,4 +95,9 @@ export async function waitForScreen(conversation: FlowConversation, screen: Scre
 export async function clearButtons(ctx: FlowContext, messageId: number): Promise<void> {
   if (ctx.chat === undefined) return;
   await ctx.api.editMessageReplyMarkup(ctx.chat.id, messageId).catch(() => undefined);
+}
+
+/** Edit a screen to its final text without buttons ("message is not modified" is fine). */
+export async function settleScreen(ctx: FlowContext, messageId: number, text: string): Promise<void> {
+  await ctx.api.editMessageText(ctx.chatId!, messageId, text, { parse_mode: "HTML" }).catch(() => undefined);
 }
