@@ -1,6 +1,8 @@
 import type { Redis } from "ioredis";
 import { ApprovalRepository } from "./approvals.ts";
 import { AuditLog } from "./audit.ts";
+import { BuyMarkRepository } from "./buy-marks.ts";
+import { CacheRepository } from "./caches.ts";
 import { MerchantRepository } from "./merchants.ts";
 import { OrderRepository } from "./orders.ts";
 import { PaymentLinkRepository } from "./payment-links.ts";
@@ -13,6 +15,9 @@ import { UserRepository } from "./users.ts";
 
 export * from "./approvals.ts";
 export * from "./audit.ts";
+export * from "./buy-marks.ts";
+export * from "./caches.ts";
+export * from "./claims.ts";
 export * from "./idempotency.ts";
 export * from "./incoming-limit.ts";
 export * from "./keys.ts";
@@ -39,6 +44,8 @@ export interface Store {
   refunds: RefundRepository;
   settings: SettingsRepository;
   stats: StatsRepository;
+  caches: CacheRepository;
+  buyMarks: BuyMarkRepository;
   /** The durable Telegram update inbox (src/updates). */
   updates: UpdateRepository;
 }
@@ -57,6 +64,8 @@ export function createStore(redis: Redis): Store {
     refunds: new RefundRepository(redis),
     settings: new SettingsRepository(redis),
     stats: new StatsRepository(redis, orders),
+    caches: new CacheRepository(redis),
+    buyMarks: new BuyMarkRepository(redis),
     updates: new UpdateRepository(redis),
   };
 }

@@ -33,4 +33,15 @@ export const keys = {
    * pending runOnce claims name their owner by this id.
    */
   process: (processId: string) => `process:${processId}`,
+  /** The update id of the Confirm press that took a buy order. */
+  buyConfirm: (orderId: string) => `idem:buy-confirm:${orderId}`,
+  /** A buy order's simulated bank transfer went through (sandbox and staging). */
+  simulated: (orderId: string) => `idem:simulate:${orderId}:done`,
+  buyRequote: (orderId: string) => `idem:buy-requote:${orderId}`,
+  priceCache: (iso: string) => `cache:price:${iso}`,
+  payoutBanks: (country: "NG" | "ZA") => `payout:cache:banks:${country}`,
+  payoutMinimums: () => "payout:cache:minimums",
+  treasuryBanks: () => "treasury:banks",
+  /** Whether a user is a member of the admin group (getChatMember), cached briefly. */
+  opsMember: (chatId: number, userId: number) => `ops:member:${chatId}:${userId}`,
 } as const;

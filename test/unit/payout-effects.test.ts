@@ -8,6 +8,7 @@ import {
   recordedQuote,
 } from "../../src/bot/payout/quote-orders.ts";
 import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
+import { createStore } from "../../src/store/index.ts";
 import { freshRedis } from "../support/redis.ts";
 
 const KEY = "payout:cache:banks:NG";
@@ -27,31 +28,31 @@ describe("NGN bank search cache", () => {
   });
 
   it("loads the list once, then reuses the parsed list and its index while Redis holds the same list", async () => {
-    const first = await ngBankSearch({ redis, api });
+    const first = await ngBankSearch({ store: createStore(redis), api });
     expect(first.search("gtb")[0]?.bankName).toBe("GTBANK PLC");
     const cached = await redis.get(KEY);
     expect(JSON.parse(cached ?? "[]")).toContainEqual({ bankName: "GTBANK PLC", nipBankCode: "000013" });
     // Same entry in Redis: the same index, nothing rebuilt.
-    expect(await ngBankSearch({ redis, api })).toBe(first);
+    expect(await ngBankSearch({ store: createStore(redis), api })).toBe(first);
   });
 
   it("sees a list replaced in Redis (another process, or a stale entry) at the next step", async () => {
-    const before = await ngBankSearch({ redis, api });
+    const before = await ngBankSearch({ store: createStore(redis), api });
     const banks = JSON.parse((await redis.get(KEY)) ?? "[]") as unknown[];
     await redis.set(
       KEY,
       JSON.stringify([...banks, { bankName: "GHOST MICROFINANCE BANK", nipBankCode: "999998" }]),
     );
-    const after = await ngBankSearch({ redis, api });
+    const after = await ngBankSearch({ store: createStore(redis), api });
     expect(after).not.toBe(before);
     expect(after.byCode("999998")?.bankName).toBe("GHOST MICROFINANCE BANK");
     expect(before.byCode("999998")).toBeUndefined();
-    expect(await ngBankSearch({ redis, api })).toBe(after);
+    expect(await ngBankSearch({ store: createStore(redis), api })).toBe(after);
   });
 
   it("loads again from the API when the entry is gone or unreadable", async () => {
     await redis.set(KEY, "{not json");
-    const search = await ngBankSearch({ redis, api });
+    const search = await ngBankSearch({ store: createStore(redis), api });
     expect(search.byCode("000013")?.bankName).toBe("GTBANK PLC");
     expect(JSON.parse((await redis.get(KEY)) ?? "[]").length).toBeGreaterThan(10);
   });

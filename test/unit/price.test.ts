@@ -6,7 +6,6 @@ import {
   minorFor,
   PRICE_CACHE_SECONDS,
   PriceService,
-  priceCacheKey,
   satsFor,
   satsValue,
   spotPriceFromApi,
@@ -14,6 +13,7 @@ import {
 import { createTranslator } from "../../src/i18n/index.ts";
 import { silentLogger } from "../../src/log/logger.ts";
 import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
+import { keys } from "../../src/store/index.ts";
 import { freshRedis } from "../support/redis.ts";
 
 let sandbox: Sandbox;
@@ -104,7 +104,7 @@ describe("PriceService cache", () => {
     expect(calls).toEqual(["ZAR"]);
     expect(new Set(burst.map((price) => price.perBtc))).toEqual(new Set([180_000_000]));
 
-    const ttl = await redis.ttl(priceCacheKey("ZAR"));
+    const ttl = await redis.ttl(keys.priceCache("ZAR"));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(PRICE_CACHE_SECONDS);
 
@@ -114,7 +114,7 @@ describe("PriceService cache", () => {
     expect(other.calls).toEqual([]);
 
     // Once the cache entry is gone, the next call asks the API again.
-    await redis.del(priceCacheKey("ZAR"));
+    await redis.del(keys.priceCache("ZAR"));
     await service.get("ZA");
     expect(calls).toEqual(["ZAR", "ZAR"]);
   });
@@ -126,8 +126,8 @@ describe("PriceService cache", () => {
           new PayoutApiError({ kind: "server", endpoint: "GET /price", detail: "503 from the API" }),
         ),
     };
-    await redis.del(priceCacheKey("GHS"));
+    await redis.del(keys.priceCache("GHS"));
     await expect(new PriceService(failing, redis).get("GH")).rejects.toBeInstanceOf(PayoutApiError);
-    expect(await redis.exists(priceCacheKey("GHS"))).toBe(0);
+    expect(await redis.exists(keys.priceCache("GHS"))).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { forgetOpsMembership, isAdminChat, isOpsUser } from "../../src/bot/ops/roles.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/log/logger.ts";
+import { createStore } from "../../src/store/index.ts";
 import { freshRedis } from "../support/redis.ts";
 import {
   type GroupDriver,
@@ -21,7 +22,7 @@ describe("ops roles", () => {
   let api: Api;
   let group: GroupDriver;
   const config = loadConfig({ ADMIN_CHAT_ID: String(ADMIN_CHAT), ADMIN_USER_IDS: String(LISTED) });
-  const deps = () => ({ config, redis, logger: silentLogger() });
+  const deps = () => ({ config, store: createStore(redis), logger: silentLogger() });
 
   beforeAll(async () => {
     tg = await startTelegramEmulator();
@@ -82,7 +83,11 @@ describe("ops roles", () => {
   it("knows the admin chat; without one configured nobody outside the id list is ops", async () => {
     expect(isAdminChat({ config }, ADMIN_CHAT)).toBe(true);
     expect(isAdminChat({ config }, -1_001_555_000_002)).toBe(false);
-    const noGroup = { config: loadConfig({ ADMIN_USER_IDS: String(LISTED) }), redis, logger: silentLogger() };
+    const noGroup = {
+      config: loadConfig({ ADMIN_USER_IDS: String(LISTED) }),
+      store: createStore(redis),
+      logger: silentLogger(),
+    };
     expect(isAdminChat(noGroup, undefined)).toBe(false);
     expect(await isOpsUser(noGroup, api, 7_101)).toBe(false);
     expect(await isOpsUser(noGroup, api, LISTED)).toBe(true);

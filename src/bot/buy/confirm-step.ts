@@ -6,10 +6,6 @@ import { buyData } from "./callback-data.ts";
 import { buyQuoteKeyboard, buyQuoteText } from "./quote-card.ts";
 import { waitForInput } from "./screens.ts";
 
-/** Redis marker that an order's Confirm was taken (a second tap, even outside the flow, only gets a toast). */
-export const confirmKey = (orderId: string) => `idem:buy-confirm:${orderId}`;
-const CONFIRM_TTL_SECONDS = 7 * 24 * 3600;
-
 /** The status card of a confirmed buy: the sandbox and staging add a button that simulates the bank transfer. */
 export function buyStatusKeyboard(
   deps: Pick<BotDeps, "config">,
@@ -53,11 +49,7 @@ export async function awaitConfirmation(
   // The marker holds the pressing update's id: the same press handled again (its process died mid-way) goes on,
   // another press (a double tap, an old card) only gets the toast.
   const pressedBy = String(current.update.update_id);
-  const first = await conversation.external(async () => {
-    const key = confirmKey(order.orderId);
-    if ((await deps.redis.set(key, pressedBy, "EX", CONFIRM_TTL_SECONDS, "NX")) === "OK") return true;
-    return (await deps.redis.get(key)) === pressedBy;
-  });
+  const first = await conversation.external(() => deps.store.buyMarks.claimConfirm(order.orderId, pressedBy));
   if (!first) {
     await current.answerCallbackQuery({ text: current.t("buy:toast.already_confirmed") });
     return;

@@ -12,7 +12,6 @@ import { menuData } from "../flow/menu-data.ts";
 import { replyQuoteExpired } from "../flow/quote-expired.ts";
 import { isSpeed } from "../rules/onchain.ts";
 import { buyData } from "./callback-data.ts";
-import { confirmKey } from "./confirm-step.ts";
 import { type BuyArgs, buyFlow } from "./conversation.ts";
 
 async function enterBuy(ctx: BotContext, args?: BuyArgs): Promise<void> {
@@ -38,7 +37,7 @@ export function buyComposer(): Composer<BotContext> {
     const { value: orderId } = buyData.unpack(ctx.callbackQuery.data) as { value: string };
     const order = await ctx.deps.store.orders.get(orderId);
     const confirmed =
-      order?.confirmedAt !== undefined || (await ctx.deps.redis.exists(confirmKey(orderId))) === 1;
+      order?.confirmedAt !== undefined || (await ctx.deps.store.buyMarks.confirmTaken(orderId));
     if (order && order.userId === ctx.from.id && confirmed) {
       await ctx.answerCallbackQuery({ text: ctx.t("buy:toast.already_confirmed") });
       return;
@@ -59,10 +58,7 @@ export function buyComposer(): Composer<BotContext> {
       await ctx.answerCallbackQuery({ text: ctx.t("buy:toast.not_yours") });
       return;
     }
-    if (
-      order.stage !== "awaiting_payment" ||
-      (await deps.redis.exists(`idem:simulate:${orderId}:done`)) === 1
-    ) {
+    if (order.stage !== "awaiting_payment" || (await deps.store.buyMarks.simulated(orderId))) {
       await ctx.answerCallbackQuery({ text: ctx.t("buy:toast.already_simulated") });
       return;
     }
@@ -84,7 +80,7 @@ export function buyComposer(): Composer<BotContext> {
         () => deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "NGN", amount: order.pay.amount }),
         { ...(deps.processes ? { processes: deps.processes } : {}), takeover: true },
       );
-      await deps.redis.set(`idem:simulate:${orderId}:done`, "1", "EX", 7 * 24 * 3600);
+      await deps.store.buyMarks.markSimulated(orderId);
       await ctx.reply(
         ctx.t("buy:simulate.done", {
           amount: escapeHtml(formatMoney(order.pay.amount, "NGNKOBO", ctx.locale)),
@@ -114,11 +110,11 @@ export function buyComposer(): Composer<BotContext> {
       await ctx.answerCallbackQuery({ text: ctx.t("buy:toast.not_yours") });
       return;
     }
-    const claimed = await ctx.deps.redis.set(`idem:buy-requote:${orderId}`, "1", "EX", 24 * 3600, "NX");
+    const claimed = await ctx.deps.store.buyMarks.claimRequote(orderId);
     await ctx.answerCallbackQuery({
-      text: ctx.t(claimed === "OK" ? "buy:toast.requoting" : "common:stale_button"),
+      text: ctx.t(claimed ? "buy:toast.requoting" : "common:stale_button"),
     });
-    if (claimed !== "OK") return;
+    if (!claimed) return;
     await ctx.editMessageReplyMarkup().catch(() => undefined);
     const address = order.beneficiary?.onChainAddress;
     await enterBuy(ctx, {

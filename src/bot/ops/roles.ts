@@ -1,4 +1,5 @@
 import type { Api, Context } from "grammy";
+import { keys } from "../../store/index.ts";
 import type { BotDeps } from "../context.ts";
 
 /**
@@ -12,11 +13,7 @@ export const OPS_MEMBER_CACHE_SECONDS = 60;
 const FAILED_LOOKUP_CACHE_SECONDS = 10;
 const OPS_STATUSES = new Set(["creator", "administrator", "member"]);
 
-export const rolesKeys = {
-  member: (chatId: number, userId: number) => `ops:member:${chatId}:${userId}`,
-} as const;
-
-type RolesDeps = Pick<BotDeps, "config" | "redis" | "logger">;
+type RolesDeps = Pick<BotDeps, "config" | "store" | "logger">;
 
 export function isAdminChat(deps: Pick<BotDeps, "config">, chatId: number | undefined): boolean {
   const adminChatId = deps.config.admin.chatId;
@@ -28,17 +25,17 @@ export async function isOpsUser(deps: RolesDeps, api: Api, userId: number): Prom
   if (deps.config.admin.userIds.includes(userId)) return true;
   const chatId = deps.config.admin.chatId;
   if (chatId === undefined) return false;
-  const key = rolesKeys.member(chatId, userId);
-  const cached = await deps.redis.get(key);
-  if (cached !== null) return cached === "1";
+  const key = keys.opsMember(chatId, userId);
+  const cached = await deps.store.caches.read(key);
+  if (cached !== undefined) return cached === "1";
   try {
     const member = await api.getChatMember(chatId, userId);
     const ops = OPS_STATUSES.has(member.status);
-    await deps.redis.set(key, ops ? "1" : "0", "EX", OPS_MEMBER_CACHE_SECONDS);
+    await deps.store.caches.write(key, ops ? "1" : "0", OPS_MEMBER_CACHE_SECONDS);
     return ops;
   } catch (error) {
     deps.logger.warn({ err: error, userId }, "admin group membership lookup failed");
-    await deps.redis.set(key, "0", "EX", FAILED_LOOKUP_CACHE_SECONDS);
+    await deps.store.caches.write(key, "0", FAILED_LOOKUP_CACHE_SECONDS);
     return false;
   }
 }
@@ -52,5 +49,5 @@ export async function isOpsContext(ctx: Context & { deps: BotDeps }): Promise<bo
 /** Forget a cached membership (tests, or after ops changed the group). */
 export async function forgetOpsMembership(deps: RolesDeps, userId: number): Promise<void> {
   const chatId = deps.config.admin.chatId;
-  if (chatId !== undefined) await deps.redis.del(rolesKeys.member(chatId, userId));
+  if (chatId !== undefined) await deps.store.caches.forget(keys.opsMember(chatId, userId));
 }

@@ -5,7 +5,7 @@ import {
   currencyOfCountry,
   type FiatCurrencyCode,
 } from "../../money/index.ts";
-import { type OrderRecord, type RunContext, runOnce } from "../../store/index.ts";
+import { keys, type OrderRecord, type RunContext, runOnce } from "../../store/index.ts";
 import type { BotDeps } from "../context.ts";
 import { type BankEntry, type BankSearch, createBankSearch } from "../rules/banks.ts";
 import { customerReferenceFor } from "../rules/customer-reference.ts";
@@ -24,11 +24,6 @@ import type { PayoutBeneficiary } from "./recipient.ts";
  * replay. Lookup lists are cached in Redis; only small results travel back into the conversation log.
  */
 
-const CACHE = {
-  ngBanks: "payout:cache:banks:NG",
-  zaBanks: "payout:cache:banks:ZA",
-  minimums: "payout:cache:minimums",
-} as const;
 const BANKS_TTL_SECONDS = 24 * 3600;
 const MINIMUMS_TTL_SECONDS = 10 * 60;
 
@@ -40,13 +35,13 @@ const MINIMUMS_TTL_SECONDS = 10 * 60;
 const parsed = new Map<string, { raw: string; value: unknown }>();
 
 async function cached<T>(
-  deps: Pick<BotDeps, "redis">,
+  deps: Pick<BotDeps, "store">,
   key: string,
   ttl: number,
   load: () => Promise<T>,
   complete: (value: T) => boolean,
 ): Promise<T> {
-  const raw = await deps.redis.get(key);
+  const raw = await deps.store.caches.read(key);
   if (raw) {
     const known = parsed.get(key);
     if (known?.raw === raw) return known.value as T;
@@ -62,17 +57,17 @@ async function cached<T>(
   // An empty list or a partial answer is used once but not kept: the next call asks again.
   if (complete(value)) {
     const text = JSON.stringify(value);
-    await deps.redis.set(key, text, "EX", ttl);
+    await deps.store.caches.write(key, text, ttl);
     parsed.set(key, { raw: text, value });
   }
   return value;
 }
 
 /** GET /bank/bankcode?country=NG, cached for a day. */
-export function ngBanks(deps: Pick<BotDeps, "redis" | "api">): Promise<BankEntry[]> {
+export function ngBanks(deps: Pick<BotDeps, "store" | "api">): Promise<BankEntry[]> {
   return cached(
     deps,
-    CACHE.ngBanks,
+    keys.payoutBanks("NG"),
     BANKS_TTL_SECONDS,
     async () =>
       (await deps.api.listBanks("NG")).map(({ bankName, nipBankCode }) => ({ bankName, nipBankCode })),
@@ -84,7 +79,7 @@ export function ngBanks(deps: Pick<BotDeps, "redis" | "api">): Promise<BankEntry
 const bankIndexes = new WeakMap<readonly BankEntry[], BankSearch>();
 
 /** The NG bank search over the cached list: a step only searches, the index is built when the list changes. */
-export async function ngBankSearch(deps: Pick<BotDeps, "redis" | "api">): Promise<BankSearch> {
+export async function ngBankSearch(deps: Pick<BotDeps, "store" | "api">): Promise<BankSearch> {
   const banks = await ngBanks(deps);
   let search = bankIndexes.get(banks);
   if (!search) {
@@ -98,7 +93,7 @@ export async function ngBankSearch(deps: Pick<BotDeps, "redis" | "api">): Promis
 export function zaBanks(deps: BotDeps): Promise<string[]> {
   return cached(
     deps,
-    CACHE.zaBanks,
+    keys.payoutBanks("ZA"),
     BANKS_TTL_SECONDS,
     () => deps.api.listZaBanks(),
     (names) => names.length > 0,
@@ -126,7 +121,7 @@ export async function minimums(deps: BotDeps): Promise<Minimums> {
     );
     return result;
   };
-  return cached(deps, CACHE.minimums, MINIMUMS_TTL_SECONDS, load, (found) =>
+  return cached(deps, keys.payoutMinimums(), MINIMUMS_TTL_SECONDS, load, (found) =>
     PAYOUT_COUNTRIES.every((country) => found[country] !== undefined),
   );
 }

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { PayoutApi, Price } from "../../api/index.ts";
 import { COUNTRIES, type Country, currencyOfCountry, type FiatCurrencyCode } from "../../money/index.ts";
+import { CacheRepository, keys } from "../../store/index.ts";
 
 /**
  * Spot prices for /price and the buy flow's "about ₦…" hints. One GET /price per currency per ~30 s across all
@@ -11,8 +12,6 @@ import { COUNTRIES, type Country, currencyOfCountry, type FiatCurrencyCode } fro
  */
 export const PRICE_CACHE_SECONDS = 30;
 const SATS_PER_BTC = 100_000_000;
-
-export const priceCacheKey = (iso: string) => `cache:price:${iso}`;
 
 export interface SpotPrice {
   country: Country;
@@ -68,12 +67,15 @@ export function spotPriceFromApi(country: Country, price: Price, fetchedAt: numb
 
 export class PriceService {
   private readonly inFlight = new Map<Country, Promise<SpotPrice>>();
+  private readonly cache: CacheRepository;
 
   constructor(
     private readonly api: Pick<PayoutApi, "getPrice">,
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly options: { ttlSeconds?: number; now?: () => number } = {},
-  ) {}
+  ) {
+    this.cache = new CacheRepository(redis);
+  }
 
   /** The cached price when fresh, else one API call (shared by concurrent callers). API errors propagate. */
   async get(country: Country): Promise<SpotPrice> {
@@ -87,7 +89,7 @@ export class PriceService {
   }
 
   private async cached(country: Country): Promise<SpotPrice | undefined> {
-    const raw = await this.redis.get(priceCacheKey(ISO_OF[country]));
+    const raw = await this.cache.read(keys.priceCache(ISO_OF[country]));
     if (!raw) return undefined;
     try {
       const parsed = spotPriceSchema.safeParse(JSON.parse(raw));
@@ -101,7 +103,7 @@ export class PriceService {
     const now = this.options.now ?? Date.now;
     const price = spotPriceFromApi(country, await this.api.getPrice(ISO_OF[country]), now());
     const ttl = this.options.ttlSeconds ?? PRICE_CACHE_SECONDS;
-    await this.redis.set(priceCacheKey(ISO_OF[country]), JSON.stringify(price), "EX", ttl);
+    await this.cache.write(keys.priceCache(ISO_OF[country]), JSON.stringify(price), ttl);
     return price;
   }
 }

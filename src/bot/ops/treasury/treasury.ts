@@ -2,6 +2,7 @@ import { decode } from "light-bolt11-decoder";
 import { isPayoutApiError } from "../../../api/index.ts";
 import { maskDigits, scrubText } from "../../../log/mask.ts";
 import type { ApprovalPayload, ApprovalRecord, ApproveOutcome, RejectOutcome } from "../../../store/index.ts";
+import { keys } from "../../../store/index.ts";
 import type { BotDeps } from "../../context.ts";
 import { type BankEntry, createBankSearch } from "../../rules/banks.ts";
 
@@ -84,11 +85,10 @@ export function invoiceFitsNetwork(decoded: DecodedInvoice, network: string): bo
 
 // ---------------------------------------------------------------------------------------------- banks
 
-const BANKS_CACHE_KEY = "treasury:banks";
 const BANKS_CACHE_SECONDS = 6 * 3600;
 
 async function bankList(deps: TreasuryDeps): Promise<BankEntry[]> {
-  const cached = await deps.redis.get(BANKS_CACHE_KEY);
+  const cached = await deps.store.caches.read(keys.treasuryBanks());
   if (cached) {
     try {
       return JSON.parse(cached) as BankEntry[];
@@ -98,7 +98,7 @@ async function bankList(deps: TreasuryDeps): Promise<BankEntry[]> {
   }
   const banks = await deps.api.listBanks("NG");
   const slim = banks.map(({ bankName, nipBankCode }) => ({ bankName, nipBankCode }));
-  await deps.redis.set(BANKS_CACHE_KEY, JSON.stringify(slim), "EX", BANKS_CACHE_SECONDS);
+  await deps.store.caches.write(keys.treasuryBanks(), JSON.stringify(slim), BANKS_CACHE_SECONDS);
   return slim;
 }
 
