@@ -16,7 +16,7 @@ export class BuyMarkRepository {
    */
   async claimConfirm(orderId: string, pressedBy: string): Promise<boolean> {
     const key = keys.buyConfirm(orderId);
-    if (await claimKey(this.redis, key, pressedBy, CONFIRM_TTL_SECONDS)) return true;
+    if (await claimKey(this.redis, key, pressedBy, CONFIRM_TTL_SECONDS * 1000)) return true;
     return (await this.redis.get(key)) === pressedBy;
   }
 
@@ -34,6 +34,6 @@ export class BuyMarkRepository {
 
   /** The first "New quote" press on an expired buy order. */
   claimRequote(orderId: string): Promise<boolean> {
-    return claimKey(this.redis, keys.buyRequote(orderId), "1", REQUOTE_TTL_SECONDS);
+    return claimKey(this.redis, keys.buyRequote(orderId), "1", REQUOTE_TTL_SECONDS * 1000);
   }
 }

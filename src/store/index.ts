@@ -1,6 +1,8 @@
 import type { Redis } from "ioredis";
+import { AlertRepository } from "./alerts.ts";
 import { ApprovalRepository } from "./approvals.ts";
 import { AuditLog } from "./audit.ts";
+import { BroadcastRepository } from "./broadcasts.ts";
 import { BuyMarkRepository } from "./buy-marks.ts";
 import { CacheRepository } from "./caches.ts";
 import { MerchantRepository } from "./merchants.ts";
@@ -13,8 +15,10 @@ import { StatsRepository } from "./stats.ts";
 import { UpdateRepository } from "./updates.ts";
 import { UserRepository } from "./users.ts";
 
+export * from "./alerts.ts";
 export * from "./approvals.ts";
 export * from "./audit.ts";
+export * from "./broadcasts.ts";
 export * from "./buy-marks.ts";
 export * from "./caches.ts";
 export * from "./claims.ts";
@@ -46,6 +50,8 @@ export interface Store {
   stats: StatsRepository;
   caches: CacheRepository;
   buyMarks: BuyMarkRepository;
+  alerts: AlertRepository;
+  broadcasts: BroadcastRepository;
   /** The durable Telegram update inbox (src/updates). */
   updates: UpdateRepository;
 }
@@ -66,6 +72,8 @@ export function createStore(redis: Redis): Store {
     stats: new StatsRepository(redis, orders),
     caches: new CacheRepository(redis),
     buyMarks: new BuyMarkRepository(redis),
+    alerts: new AlertRepository(redis),
+    broadcasts: new BroadcastRepository(redis),
     updates: new UpdateRepository(redis),
   };
 }

@@ -44,4 +44,20 @@ export const keys = {
   treasuryBanks: () => "treasury:banks",
   /** Whether a user is a member of the admin group (getChatMember), cached briefly. */
   opsMember: (chatId: number, userId: number) => `ops:member:${chatId}:${userId}`,
+  alertQueue: () => "ops:alerts:queue",
+  /** A refund still open this long after it was requested was announced to ops (once per period). */
+  alertRefundStuck: (orderId: string) => `ops:alerts:refund:${orderId}`,
+  alertFlushLock: () => "ops:alerts:flushlock",
+  alertCheckLock: () => "ops:alerts:checklock",
+  alertLowBalance: (currency: string) => `ops:alerts:lowbalance:${currency}`,
+  alertApiDown: () => "ops:alerts:apidown",
+  alertApiFailures: () => "ops:alerts:apifailures",
+  alertForgedWindow: () => "ops:alerts:forged",
+  /** Short ids behind "retry" buttons of dead-letter alerts. */
+  alertRef: (ref: string) => `ops:alertref:${ref}`,
+  webhookLast: () => "ops:webhook:last",
+  webhookForged: () => "ops:webhook:forged",
+  broadcastLock: () => "broadcast:lock",
+  broadcastProgress: (id: string) => `broadcast:${id}:progress`,
+  broadcastDraft: (id: string) => `broadcast:draft:${id}`,
 } as const;

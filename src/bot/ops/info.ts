@@ -5,9 +5,7 @@ import { formatMoney, isCurrencyCode } from "../../money/index.ts";
 import { type MaintenanceState, ORDER_STAGES, type WindowStats } from "../../store/index.ts";
 import type { BotContext } from "../context.ts";
 import { activePause, pausedScopes, scopeNames } from "../rules/pauses.ts";
-import { forgedWebhookCount, lastWebhookAt } from "./alerts/alerts.ts";
 import { formatWalletMoney } from "./alerts/render.ts";
-import { broadcastRunning } from "./broadcast/broadcast.ts";
 import { apiFailure, type OpsComposer, replyHtml } from "./command-tools.ts";
 
 /** /stats, /wallets, /profile, /health. */
@@ -145,10 +143,10 @@ async function showHealth(ctx: BotContext): Promise<void> {
     }
   }
   const [last, forged, maintenance, broadcasting] = await Promise.all([
-    lastWebhookAt(deps.redis),
-    forgedWebhookCount(deps.redis),
+    deps.store.alerts.lastWebhookAt(),
+    deps.store.alerts.forgedTotal(),
     deps.store.settings.maintenance(),
-    broadcastRunning(deps.redis),
+    deps.store.broadcasts.running(),
   ]);
   const text = ctx.t("admin:health.text", {
     api: apiLine,

@@ -116,7 +116,7 @@ async function recheck(ctx: BotContext, orderId: string): Promise<void> {
 async function retryDeadLetter(ctx: BotContext, ref: string): Promise<void> {
   const deps = ctx.deps;
   const ports = deps.ops ?? {};
-  const target = await readDeadLetterRef(deps.redis, ref);
+  const target = await readDeadLetterRef(deps.store, ref);
   if (!ports.deadLetters || !target) {
     await ctx.answerCallbackQuery({ text: ctx.t("admin:alerts.retry_unavailable"), show_alert: true });
     return;

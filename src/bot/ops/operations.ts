@@ -1,15 +1,7 @@
 import { quoteInput } from "../../i18n/index.ts";
 import type { BotContext } from "../context.ts";
 import { FLOWS } from "../flow/enter.ts";
-import {
-  broadcastRunning,
-  claimBroadcast,
-  deliverBroadcast,
-  dropDraft,
-  readDraft,
-  releaseBroadcast,
-  takeDraft,
-} from "./broadcast/broadcast.ts";
+import { claimBroadcast, deliverBroadcast, readDraft, takeDraft } from "./broadcast/broadcast.ts";
 import { broadcastData } from "./callback-data.ts";
 import { apiFailure, type CommandContext, type OpsComposer, replyHtml } from "./command-tools.ts";
 import { handleMaintenanceCommand } from "./maintenance.ts";
@@ -23,7 +15,7 @@ export function registerOperations(ops: OpsComposer): void {
 }
 
 async function startBroadcast(ctx: BotContext): Promise<void> {
-  if (await broadcastRunning(ctx.deps.redis)) return replyHtml(ctx, ctx.t("admin:broadcast.busy"));
+  if (await ctx.deps.store.broadcasts.running()) return replyHtml(ctx, ctx.t("admin:broadcast.busy"));
   const active = Object.keys(await ctx.conversation.active());
   if (active.length > 0) {
     const what = active.map((name) => ctx.t(`common:flows.${name}`, { defaultValue: name })).join(", ");
@@ -41,7 +33,7 @@ async function broadcastButton(ctx: BotContext): Promise<void> {
   const { action, id } = broadcastData.unpack(ctx.callbackQuery!.data!);
   const deps = ctx.deps;
   const userId = ctx.from!.id;
-  const draft = await readDraft(deps.redis, id);
+  const draft = await readDraft(deps.store, id);
   if (!draft) {
     await ctx.answerCallbackQuery({ text: ctx.t("admin:broadcast.gone") });
     await ctx.editMessageReplyMarkup().catch(() => undefined);
@@ -52,21 +44,21 @@ async function broadcastButton(ctx: BotContext): Promise<void> {
     return;
   }
   if (action === "edit" || action === "drop") {
-    await dropDraft(deps.redis, id);
+    await deps.store.broadcasts.dropDraft(id);
     await ctx.answerCallbackQuery();
     await ctx.editMessageReplyMarkup().catch(() => undefined);
     if (action === "edit") await ctx.conversation.enter(FLOWS.broadcast);
     else await replyHtml(ctx, ctx.t("admin:broadcast.dropped"));
     return;
   }
-  const lock = await claimBroadcast(deps.redis);
+  const lock = await claimBroadcast(deps.store);
   if (!lock) {
     await ctx.answerCallbackQuery({ text: ctx.t("admin:broadcast.busy"), show_alert: true });
     return;
   }
-  const taken = await takeDraft(deps.redis, id);
+  const taken = await takeDraft(deps.store, id);
   if (!taken) {
-    await releaseBroadcast(deps.redis, lock);
+    await deps.store.broadcasts.releaseLock(lock);
     await ctx.answerCallbackQuery({ text: ctx.t("admin:broadcast.gone") });
     return;
   }

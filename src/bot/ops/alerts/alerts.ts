@@ -9,7 +9,7 @@ import type { AnyAlert } from "../../rules/alert-types.ts";
 import { readBackRefund, syncRefundFromApproval } from "../refund/refunds.ts";
 import { namesFor, renderApprovalCard } from "../treasury/card.ts";
 import { expireApprovals } from "../treasury/treasury.ts";
-import { ALERT_QUEUE_KEY, raiseAlert } from "./queue.ts";
+import { raiseAlert } from "./queue.ts";
 import { alertButtons, alertLine, parseLowBalanceThresholds } from "./render.ts";
 
 /**
@@ -19,7 +19,7 @@ import { alertButtons, alertLine, parseLowBalanceThresholds } from "./render.ts"
  * payout-API and webhook-signature alerts and expires treasury requests nobody approved.
  */
 
-export interface AlertsDeps extends Pick<BotDeps, "config" | "logger" | "redis" | "store" | "translator"> {
+export interface AlertsDeps extends Pick<BotDeps, "config" | "logger" | "store" | "translator"> {
   api: Pick<PayoutApi, "getWallets" | "ping" | "withdrawBtc" | "getTransactions">;
   /** grammY Api with the process's throttler and auto-retry. */
   telegram: Api;
@@ -32,20 +32,6 @@ export interface AlertsDeps extends Pick<BotDeps, "config" | "logger" | "redis" 
   apiErrorThreshold?: number;
   now?: () => number;
 }
-
-export const alertKeys = {
-  queue: () => ALERT_QUEUE_KEY,
-  /** A refund still open this long after it was requested was announced to ops (once). */
-  refundStuck: (orderId: string) => `ops:alerts:refund:${orderId}`,
-  flushLock: () => "ops:alerts:flushlock",
-  checkLock: () => "ops:alerts:checklock",
-  lowBalance: (currency: string) => `ops:alerts:lowbalance:${currency}`,
-  apiDown: () => "ops:alerts:apidown",
-  apiFailures: () => "ops:alerts:apifailures",
-  forgedWindow: () => "ops:alerts:forged",
-  lastWebhook: () => "ops:webhook:last",
-  forgedTotal: () => "ops:webhook:forged",
-} as const;
 
 const LOW_BALANCE_REPEAT_SECONDS = 6 * 3600;
 const API_DOWN_REPEAT_SECONDS = 30 * 60;
@@ -91,15 +77,8 @@ export function createAlerts(deps: AlertsDeps): Alerts {
   async function flush(): Promise<number> {
     const chatId = deps.config.admin.chatId;
     if (chatId === undefined) return 0;
-    const locked = await deps.redis.set(
-      alertKeys.flushLock(),
-      "1",
-      "PX",
-      Math.max(1_000, flushEveryMs - 100),
-      "NX",
-    );
-    if (locked !== "OK") return 0;
-    const raws = (await deps.redis.lpop(alertKeys.queue(), maxPerMessage)) ?? [];
+    if (!(await deps.store.alerts.claimFlush(Math.max(1_000, flushEveryMs - 100)))) return 0;
+    const raws = await deps.store.alerts.take(maxPerMessage);
     if (raws.length === 0) return 0;
     const alerts = raws.flatMap((raw) => {
       try {
@@ -113,7 +92,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     const keyboard = new InlineKeyboard();
     for (const alert of alerts) {
       lines.push(alertLine(alert, t, locale));
-      const buttons = await alertButtons(alert, t, deps.redis);
+      const buttons = await alertButtons(alert, t, deps.store);
       if (buttons.length > 0) keyboard.row(...buttons);
     }
     const header = t("admin:alerts.header", { count: alerts.length });
@@ -127,7 +106,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
       return alerts.length;
     } catch (error) {
       // Put them back in front for the next flush; never lose an alert to a Telegram hiccup.
-      await deps.redis.lpush(alertKeys.queue(), ...[...raws].reverse());
+      await deps.store.alerts.putBack(raws);
       logger.error({ err: error }, "could not post ops alerts");
       return 0;
     }
@@ -140,12 +119,11 @@ export function createAlerts(deps: AlertsDeps): Alerts {
       const currency = wallet.currency.toUpperCase();
       const threshold = thresholds.get(currency);
       if (threshold === undefined) continue;
-      const key = alertKeys.lowBalance(currency);
       if (wallet.balance >= threshold) {
-        await deps.redis.del(key);
+        await deps.store.alerts.clearLowBalance(currency);
         continue;
       }
-      if ((await deps.redis.set(key, "1", "EX", LOW_BALANCE_REPEAT_SECONDS, "NX")) !== "OK") continue;
+      if (!(await deps.store.alerts.claimLowBalance(currency, LOW_BALANCE_REPEAT_SECONDS))) continue;
       await raise({ type: "low_balance", currency, balance: wallet.balance, threshold, at: iso() });
     }
   }
@@ -153,13 +131,13 @@ export function createAlerts(deps: AlertsDeps): Alerts {
   async function checkApi(): Promise<void> {
     try {
       await deps.api.ping();
-      await deps.redis.del(alertKeys.apiFailures());
+      await deps.store.alerts.clearApiFailures();
     } catch (error) {
-      const failures = await deps.redis.incr(alertKeys.apiFailures());
+      const failures = await deps.store.alerts.countApiFailure();
       if (failures >= API_DOWN_AFTER_FAILURES) {
-        const fresh = await deps.redis.set(alertKeys.apiDown(), "1", "EX", API_DOWN_REPEAT_SECONDS, "NX");
+        const fresh = await deps.store.alerts.claimApiDown(API_DOWN_REPEAT_SECONDS);
         const reason = error instanceof Error ? error.message.slice(0, 200) : "unknown";
-        if (fresh === "OK") await raise({ type: "payout_api_down", failures, reason, at: iso() });
+        if (fresh) await raise({ type: "payout_api_down", failures, reason, at: iso() });
       }
     }
     if (!deps.metrics) return;
@@ -211,14 +189,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
       );
     }
     for (const refund of await deps.store.refunds.listOpen(now() - REFUND_STUCK_MS)) {
-      const fresh = await deps.redis.set(
-        alertKeys.refundStuck(refund.orderId),
-        "1",
-        "EX",
-        REFUND_STUCK_REPEAT_SECONDS,
-        "NX",
-      );
-      if (fresh !== "OK") continue;
+      if (!(await deps.store.alerts.claimRefundStuck(refund.orderId, REFUND_STUCK_REPEAT_SECONDS))) continue;
       await raise({
         type: "refund",
         orderId: refund.orderId,
@@ -232,14 +203,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
   }
 
   async function check(): Promise<void> {
-    const locked = await deps.redis.set(
-      alertKeys.checkLock(),
-      "1",
-      "PX",
-      Math.max(1_000, checkEveryMs - 500),
-      "NX",
-    );
-    if (locked !== "OK") return;
+    if (!(await deps.store.alerts.claimCheck(Math.max(1_000, checkEveryMs - 500)))) return;
     for (const [name, task] of [
       ["balances", checkBalances],
       ["api", checkApi],
@@ -263,12 +227,10 @@ export function createAlerts(deps: AlertsDeps): Alerts {
         const response = await handler(request);
         try {
           if (response.status >= 200 && response.status < 300) {
-            await deps.redis.set(alertKeys.lastWebhook(), iso());
+            await deps.store.alerts.recordWebhook(iso());
           } else if (response.status === 401) {
-            await deps.redis.incr(alertKeys.forgedTotal());
-            const count = await deps.redis.incr(alertKeys.forgedWindow());
+            const count = await deps.store.alerts.countForged(FORGED_WINDOW_SECONDS);
             if (count === 1) {
-              await deps.redis.expire(alertKeys.forgedWindow(), FORGED_WINDOW_SECONDS);
               await raise({ type: "webhook_signature_failed", count, at: iso() });
             }
           }
@@ -294,17 +256,10 @@ export function createAlerts(deps: AlertsDeps): Alerts {
 
     async stop() {
       for (const timer of timers.splice(0)) clearInterval(timer);
-      await deps.redis.del(alertKeys.flushLock()).catch(() => undefined);
+      await deps.store.alerts.releaseFlush().catch(() => undefined);
       await flush().catch((error: unknown) => logger.warn({ err: error }, "final alert flush failed"));
     },
   };
 }
 
 /** When the payout webhook last got a 2xx answer (ISO), as recorded by tapWebhook. */
-export async function lastWebhookAt(redis: BotDeps["redis"]): Promise<string | undefined> {
-  return (await redis.get(alertKeys.lastWebhook())) ?? undefined;
-}
-
-export async function forgedWebhookCount(redis: BotDeps["redis"]): Promise<number> {
-  return Number((await redis.get(alertKeys.forgedTotal())) ?? 0);
-}

@@ -1,15 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
-import type { Redis } from "ioredis";
 import { escapeHtml } from "../../../i18n/index.ts";
 import { byIso, formatMoney } from "../../../money/index.ts";
+import type { Store } from "../../../store/index.ts";
 import type { AnyAlert } from "../../rules/alert-types.ts";
 import { ALERT_ACTIONS, alertData } from "../callback-data.ts";
 
 const ORDER_ID = /^[A-Za-z0-9_-]{1,48}$/;
-/** Short ids behind "retry" buttons (a dead letter's queue and job id may not fit in 64 bytes). */
-export const alertRefKey = (ref: string) => `ops:alertref:${ref}`;
 const REF_TTL_SECONDS = 7 * 24 * 3600;
 
 export interface DeadLetterRef {
@@ -85,7 +83,7 @@ export function alertLine(alert: AnyAlert, t: TFunction, locale: string): string
 export async function alertButtons(
   alert: AnyAlert,
   t: TFunction,
-  redis: Redis,
+  store: Pick<Store, "alerts">,
 ): Promise<Array<ReturnType<typeof InlineKeyboard.text>>> {
   if ((alert.type === "order_failed" || alert.type === "user_unreachable") && ORDER_ID.test(alert.orderId)) {
     return [
@@ -114,7 +112,7 @@ export async function alertButtons(
   if (alert.type === "dead_letter") {
     const ref = randomBytes(4).toString("hex");
     const target: DeadLetterRef = { queue: alert.queue, jobId: alert.jobId };
-    await redis.set(alertRefKey(ref), JSON.stringify(target), "EX", REF_TTL_SECONDS);
+    await store.alerts.saveRef(ref, JSON.stringify(target), REF_TTL_SECONDS);
     return [
       InlineKeyboard.text(t("admin:alerts.retry"), alertData.pack({ action: ALERT_ACTIONS.retry, ref })),
     ];
@@ -122,8 +120,11 @@ export async function alertButtons(
   return [];
 }
 
-export async function readDeadLetterRef(redis: Redis, ref: string): Promise<DeadLetterRef | undefined> {
-  const raw = await redis.get(alertRefKey(ref));
+export async function readDeadLetterRef(
+  store: Pick<Store, "alerts">,
+  ref: string,
+): Promise<DeadLetterRef | undefined> {
+  const raw = await store.alerts.readRef(ref);
   if (!raw) return undefined;
   try {
     const parsed = JSON.parse(raw) as Partial<DeadLetterRef>;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Api, GrammyError } from "grammy";
-import { deleteIfEquals } from "../../../store/index.ts";
+import type { Store } from "../../../store/index.ts";
 import type { BotDeps } from "../../context.ts";
 
 /**
@@ -12,12 +12,6 @@ export const BROADCAST_MESSAGES_PER_SECOND = 20;
 /** A broadcast that dies with its process frees the lock after this long. */
 const LOCK_SECONDS = 6 * 3600;
 
-export const broadcastKeys = {
-  lock: () => "broadcast:lock",
-  progress: (id: string) => `broadcast:${id}:progress`,
-  draft: (id: string) => `broadcast:draft:${id}`,
-} as const;
-
 /** A previewed broadcast waiting for its author's Send (kept an hour). */
 export interface BroadcastDraft {
   text: string;
@@ -26,26 +20,24 @@ export interface BroadcastDraft {
 }
 const DRAFT_SECONDS = 3600;
 
-export async function saveDraft(redis: BotDeps["redis"], draft: BroadcastDraft): Promise<string> {
+type Broadcasts = Pick<Store, "broadcasts">;
+
+export async function saveDraft(store: Broadcasts, draft: BroadcastDraft): Promise<string> {
   const id = randomBytes(4).toString("hex");
-  await redis.set(broadcastKeys.draft(id), JSON.stringify(draft), "EX", DRAFT_SECONDS);
+  await store.broadcasts.saveDraft(id, JSON.stringify(draft), DRAFT_SECONDS);
   return id;
 }
 
-export async function readDraft(redis: BotDeps["redis"], id: string): Promise<BroadcastDraft | undefined> {
-  return parseDraft(await redis.get(broadcastKeys.draft(id)));
+export async function readDraft(store: Broadcasts, id: string): Promise<BroadcastDraft | undefined> {
+  return parseDraft(await store.broadcasts.readDraft(id));
 }
 
 /** Take the draft out (once): a double press finds nothing the second time. */
-export async function takeDraft(redis: BotDeps["redis"], id: string): Promise<BroadcastDraft | undefined> {
-  return parseDraft(await redis.getdel(broadcastKeys.draft(id)));
+export async function takeDraft(store: Broadcasts, id: string): Promise<BroadcastDraft | undefined> {
+  return parseDraft(await store.broadcasts.takeDraft(id));
 }
 
-export async function dropDraft(redis: BotDeps["redis"], id: string): Promise<void> {
-  await redis.del(broadcastKeys.draft(id));
-}
-
-function parseDraft(raw: string | null): BroadcastDraft | undefined {
+function parseDraft(raw: string | undefined): BroadcastDraft | undefined {
   if (!raw) return undefined;
   try {
     const draft = JSON.parse(raw) as Partial<BroadcastDraft>;
@@ -68,22 +60,12 @@ export interface BroadcastCounts {
   skipped: number;
 }
 
-type BroadcastDeps = Pick<BotDeps, "store" | "redis" | "logger">;
+type BroadcastDeps = Pick<BotDeps, "store" | "logger">;
 
 /** Take the broadcast lock; returns the broadcast id, or undefined when another broadcast is running. */
-export async function claimBroadcast(redis: BotDeps["redis"]): Promise<string | undefined> {
+export async function claimBroadcast(store: Broadcasts): Promise<string | undefined> {
   const id = randomBytes(4).toString("hex");
-  const claimed = await redis.set(broadcastKeys.lock(), id, "EX", LOCK_SECONDS, "NX");
-  return claimed === "OK" ? id : undefined;
-}
-
-export async function broadcastRunning(redis: BotDeps["redis"]): Promise<boolean> {
-  return (await redis.exists(broadcastKeys.lock())) === 1;
-}
-
-/** Release only our own lock (compare-and-delete). */
-export async function releaseBroadcast(redis: BotDeps["redis"], id: string): Promise<void> {
-  await deleteIfEquals(redis, broadcastKeys.lock(), id);
+  return (await store.broadcasts.claimLock(id, LOCK_SECONDS)) ? id : undefined;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -117,13 +99,13 @@ export async function deliverBroadcast(
             deps.logger.warn({ err: error, userId }, "broadcast message not delivered");
           }
         }
-        await deps.redis.set(broadcastKeys.progress(input.id), JSON.stringify(counts), "EX", 7 * 24 * 3600);
+        await deps.store.broadcasts.saveProgress(input.id, JSON.stringify(counts), 7 * 24 * 3600);
         const spent = Date.now() - started;
         if (spent < gapMs) await pause(gapMs - spent);
       }
     }
   } finally {
-    await releaseBroadcast(deps.redis, input.id);
+    await deps.store.broadcasts.releaseLock(input.id);
   }
   await deps.store.audit.record({
     actor: input.by,

@@ -31,7 +31,7 @@ export async function broadcastFlow(conversation: FlowConversation, ctx: FlowCon
   const deps = current.deps;
   const [audience, id] = await conversation.external(async () => [
     await deps.store.users.count(),
-    await saveDraft(deps.redis, { text, owner, chatId }),
+    await saveDraft(deps.store, { text, owner, chatId }),
   ]);
   // The preview is the message itself, plain text, as every user will get it.
   await current.reply(text, { link_preview_options: { is_disabled: true } });

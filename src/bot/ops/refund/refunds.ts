@@ -23,10 +23,7 @@ import type { Destination } from "./destination.ts";
  * four-eyes machinery, with the user as the requester). The refund record (store/refunds.ts) is the gate; the
  * order record carries a copy of its state for the cards.
  */
-type RefundDeps = Pick<
-  BotDeps,
-  "config" | "logger" | "redis" | "store" | "translator" | "accountLanguage"
-> & {
+type RefundDeps = Pick<BotDeps, "config" | "logger" | "store" | "translator" | "accountLanguage"> & {
   api: Pick<BotDeps["api"], "withdrawBtc" | "getTransactions">;
 };
 
