@@ -10,7 +10,7 @@ import { createBot } from "./bot/create-bot.ts";
 import { allFeatures, type Feature } from "./bot/features.ts";
 import { createMerchantFeed } from "./bot/merchant/feature.ts";
 import { type Alerts, createAlerts } from "./bot/ops/alerts/alerts.ts";
-import { onRefundWithdrawalEvent } from "./bot/ops/refund/refunds.ts";
+import { onRefundWithdrawalEvent } from "./bot/ops/refund/settlement.ts";
 import { createDeliverMissing } from "./bot/recovery.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
 import type { Config } from "./config.ts";

@@ -54,6 +54,8 @@ export interface Store {
   broadcasts: BroadcastRepository;
   /** The durable Telegram update inbox (src/updates). */
   updates: UpdateRepository;
+  /** Whether Redis answers (/health). */
+  ping(): Promise<unknown>;
 }
 
 export function createStore(redis: Redis): Store {
@@ -75,5 +77,6 @@ export function createStore(redis: Redis): Store {
     alerts: new AlertRepository(redis),
     broadcasts: new BroadcastRepository(redis),
     updates: new UpdateRepository(redis),
+    ping: () => redis.ping(),
   };
 }

@@ -120,7 +120,7 @@ async function showHealth(ctx: BotContext): Promise<void> {
     (error: unknown) =>
       escapeHtml(isPayoutApiError(error) ? `${error.kind} ${error.status ?? ""}`.trim() : "error"),
   );
-  const redisLine = await deps.redis.ping().then(
+  const redisLine = await deps.store.ping().then(
     () => ok,
     () => ctx.t("admin:health.down"),
   );

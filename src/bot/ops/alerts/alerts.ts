@@ -6,7 +6,7 @@ import { intlLocale, resolveLanguage } from "../../../i18n/index.ts";
 import type { Metrics } from "../../../metrics.ts";
 import type { BotDeps } from "../../context.ts";
 import type { AnyAlert } from "../../rules/alert-types.ts";
-import { readBackRefund, syncRefundFromApproval } from "../refund/refunds.ts";
+import { readBackRefund, syncRefundFromApproval } from "../refund/settlement.ts";
 import { namesFor, renderApprovalCard } from "../treasury/card.ts";
 import { expireApprovals } from "../treasury/treasury.ts";
 import { raiseAlert } from "./queue.ts";

@@ -3,7 +3,7 @@ import type { BotContext } from "../../context.ts";
 import { FLOWS } from "../../flow/enter.ts";
 import { APPROVAL_ACTIONS, approvalData } from "../callback-data.ts";
 import { type OpsComposer, replyHtml } from "../command-tools.ts";
-import { syncRefundFromApproval } from "../refund/refunds.ts";
+import { syncRefundFromApproval } from "../refund/settlement.ts";
 import { namesFor, renderApprovalCard } from "./card.ts";
 import { claimApproval, executeApproval, rejectWithdrawal } from "./treasury.ts";
 
