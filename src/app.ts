@@ -5,7 +5,7 @@ import type { Update, UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
 import { createPayoutApi, type PayoutApi, ServerClock } from "./api/index.ts";
 import { publishCommandMenus } from "./bot/commands.ts";
-import type { BotContext, BotDeps } from "./bot/context.ts";
+import type { BotContext, BotDeps, OpsPorts } from "./bot/context.ts";
 import { createBot } from "./bot/create-bot.ts";
 import { allFeatures, type Feature } from "./bot/features.ts";
 import { createMerchantFeed } from "./bot/merchant/feature.ts";
@@ -120,6 +120,7 @@ export interface BotParts {
 
 export async function createBotDeps(
   options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy" | "now">,
+  wiring: Pick<BotDeps, "ops" | "processes"> = {},
 ): Promise<BotParts> {
   const { config, logger, redis } = options;
   const metrics = createMetrics({ defaultMetrics: true });
@@ -158,18 +159,38 @@ export async function createBotDeps(
         metrics.handlerLatency.observe({ type }, seconds);
       },
     },
+    ...wiring,
   };
   return { deps, api, store, translator, accountLanguage, metrics, transformers };
 }
 
 export async function createApp(options: AppOptions): Promise<App> {
   const { config, logger, redis } = options;
-  const { deps, api, store, translator, accountLanguage, metrics, transformers } =
-    await createBotDeps(options);
   // One heartbeat per process (store/processes.ts): delivery locks, update leases and pending quote claims name it,
   // so another process tells a dead owner from a busy one. Started first, stopped after everything using it.
   const processes = new ProcessRegistry(redis);
-  deps.processes = processes;
+  // The events pipeline is built from the bot (its Api) and the bot's ops commands use the pipeline: these ports
+  // call into it once it exists (it does before the first update is handled).
+  let pipeline: EventsPipeline | undefined;
+  const built = () => {
+    if (!pipeline) throw new Error("events pipeline used before it was built");
+    return pipeline;
+  };
+  const ops: OpsPorts = {
+    deadLetters: {
+      list: (limit) => built().deadLetters.list(limit),
+      replay: (id) => built().deadLetters.replay(id),
+    },
+    stats: () => built().stats(),
+    recheckOrder: (orderId) => built().recheckOrder(orderId),
+  };
+  const { deps, api, store, translator, accountLanguage, metrics, transformers } = await createBotDeps(
+    options,
+    {
+      ops,
+      processes,
+    },
+  );
   // Every Telegram call made while an update is handled is recorded at the HTTP client (exactly once out).
   const recorder = createCallRecorder(store.updates, logger);
   const bot = createBot(deps, {
@@ -219,7 +240,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     deliverMissing: createDeliverMissing({ ...deps, telegram: bot.api }),
     processes,
   });
-  deps.ops = events;
+  pipeline = events;
 
   const role = config.processRole;
   const http = createHttpServer({

@@ -59,7 +59,7 @@ export interface HttpServer {
   start(): Promise<{ port: number; url: string }>;
   /** Stop accepting, let in-flight requests finish for up to `graceMs`, then close what is left. */
   stop(graceMs?: number): Promise<void>;
-  /** The lead wires the bot here in webhook mode (may be set after start). */
+  /** The bot's webhook route in webhook mode (may be set after start). */
   setTelegramRoute(route: TelegramRoute | undefined): void;
   addReadinessCheck(check: ReadinessCheck): void;
   /** Shutdown has begun: /readyz answers 503 from now on, so the load balancer stops sending new traffic. */

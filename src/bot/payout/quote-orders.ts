@@ -166,12 +166,6 @@ export interface QuotedOrder {
  */
 export type QuoteCard = Omit<QuotedOrder, "invoice">;
 
-/** Idempotency records written before QuotedOrder was trimmed held the whole quote and order. */
-interface LegacyQuotedOrder {
-  quote: Quote;
-  order: OrderRecord;
-}
-
 function quotedOrder(quote: Quote, order: OrderRecord, target: FiatCurrencyCode): QuotedOrder {
   return {
     orderId: order.orderId,
@@ -235,11 +229,10 @@ export async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Pro
     deps.logger.info({ orderId: order.orderId, corridor: input.country, takeover }, "payout quoted");
     return quotedOrder(quote, order, target);
   };
-  const stored = await runOnce<QuotedOrder | LegacyQuotedOrder>(deps.redis, "quote", input.key, run, {
+  return runOnce<QuotedOrder>(deps.redis, "quote", input.key, run, {
     ...(deps.processes ? { processes: deps.processes } : {}),
     takeover: true,
   });
-  return "quote" in stored ? quotedOrder(stored.quote, stored.order, target) : stored;
 }
 
 /** quoteAndRecord for the conversation log: the card without the invoice. */
@@ -259,15 +252,10 @@ export class QuoteGoneError extends Error {
  * The quote already made under `key` (its record lives a day; a quote holds 5 minutes). Never makes one: with
  * no record the action throws, which runOnce turns back into "no record" (it keeps nothing for a failure).
  */
-export async function recordedQuote(
-  deps: Pick<BotDeps, "redis">,
-  key: string,
-  country: Country,
-): Promise<QuotedOrder> {
-  const stored = await runOnce<QuotedOrder | LegacyQuotedOrder>(deps.redis, "quote", key, () => {
+export function recordedQuote(deps: Pick<BotDeps, "redis">, key: string): Promise<QuotedOrder> {
+  return runOnce<QuotedOrder>(deps.redis, "quote", key, () => {
     throw new QuoteGoneError(key);
   });
-  return "quote" in stored ? quotedOrder(stored.quote, stored.order, currencyOfCountry(country)) : stored;
 }
 
 export type ConfirmResult = { ok: true; order: OrderRecord } | { ok: false; reason: "expired" | "gone" };

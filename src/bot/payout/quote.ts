@@ -161,7 +161,7 @@ export async function quoteAndConfirm(
       now < current.deadlineMs
         ? await io.call("confirm", async (deps): Promise<Confirmed> => {
             // The invoice first: an order confirmed here always gets its invoice.
-            const { invoice } = await recordedQuote(deps, current.key, draft.country);
+            const { invoice } = await recordedQuote(deps, current.key);
             const result = await confirmOrder(deps, orderId, new Date(now).toISOString());
             return result.ok ? { ...result, invoice } : result;
           })

@@ -1,5 +1,5 @@
 /**
- * Tiny money helpers private to the sandbox (it stands alone; src/money is another engineer's module).
+ * Tiny money helpers private to the sandbox (it stands alone: it imports nothing of the bot, src/money included).
  * Amounts are integer minor units; arithmetic that can overflow 2^53 is done in bigint.
  */
 
