@@ -4,9 +4,11 @@ import {
   COUNTRIES,
   COUNTRY_FLAGS,
   type Country,
+  currencyOfCountry,
   formatDateTime,
   formatMoney,
   isCountry,
+  isoOf,
 } from "../../money/index.ts";
 import type { BotContext } from "../context.ts";
 import type { Feature } from "../flow/feature.ts";
@@ -15,7 +17,9 @@ import { priceServiceFor, type SpotPrice, satsValue } from "../rules/price.ts";
 import { priceData } from "./callback-data/price.ts";
 
 const SAMPLE_SATS = 10_000;
-const COUNTRY_OF_CURRENCY: Record<string, Country> = { NGN: "NG", KES: "KE", ZAR: "ZA", GHS: "GH" };
+const COUNTRY_OF_CURRENCY: Record<string, Country> = Object.fromEntries(
+  COUNTRIES.map((country) => [isoOf(currencyOfCountry(country)), country]),
+);
 
 /** "/price ke", "/price KES", "/price 🇰🇪"? Country or currency codes, any case; undefined for anything else. */
 export function parseCountryArgument(argument: string): Country | undefined {

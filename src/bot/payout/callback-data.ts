@@ -1,3 +1,4 @@
+import { COUNTRIES } from "../../money/index.ts";
 import { defineCallbackData, ID, int, oneOf } from "../flow/callback-data.ts";
 
 /**
@@ -6,7 +7,7 @@ import { defineCallbackData, ID, int, oneOf } from "../flow/callback-data.ts";
  */
 
 /** Country picker: NG | KE | ZA | GH. */
-export const payoutCountryData = defineCallbackData("po-c", { country: oneOf("NG", "KE", "ZA", "GH") });
+export const payoutCountryData = defineCallbackData("po-c", { country: oneOf(...COUNTRIES) });
 /** Kenyan payout method: phone | bill | till. */
 export const payoutMethodData = defineCallbackData("po-m", { method: oneOf("phone", "bill", "till") });
 /** Mobile-money network of a Kenyan phone: mpesa | airtel. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Price, Quote, QuoteRequest } from "../../api/index.ts";
 import {
+  COUNTRIES,
   type Country,
   type CurrencyCode,
   currencyOfCountry,
@@ -13,7 +14,7 @@ import type { PayoutBeneficiary } from "./recipient.ts";
 
 /** Corridor facts, limits, the quote request and the figures a quote card shows. Pure. */
 
-export const PAYOUT_COUNTRIES = ["NG", "KE", "ZA", "GH"] as const satisfies readonly Country[];
+export const PAYOUT_COUNTRIES: readonly Country[] = COUNTRIES;
 
 /** Spec 8: 2000 NGN. */
 export const NGN_MIN_PAYOUT_KOBO = 200_000;

@@ -1,7 +1,13 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { PayoutApi, Price } from "../../api/index.ts";
-import { COUNTRIES, type Country, currencyOfCountry, type FiatCurrencyCode } from "../../money/index.ts";
+import {
+  COUNTRIES,
+  type Country,
+  currencyOfCountry,
+  type FiatCurrencyCode,
+  isoOf,
+} from "../../money/index.ts";
 import { CacheRepository, keys } from "../../store/index.ts";
 
 /**
@@ -32,7 +38,9 @@ const spotPriceSchema = z.object({
   at: z.number(),
 });
 
-const ISO_OF: Record<Country, string> = { NG: "NGN", KE: "KES", ZA: "ZAR", GH: "GHS" };
+const ISO_OF = Object.fromEntries(
+  COUNTRIES.map((country) => [country, isoOf(currencyOfCountry(country))]),
+) as Record<Country, string>;
 
 /** Minor units of local currency that `sats` buy at this price (rounded to the nearest minor unit). */
 export function satsValue(price: Pick<SpotPrice, "perBtc">, sats: number): number {
