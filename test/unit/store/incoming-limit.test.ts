@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IncomingLimiter, keys } from "../../src/store/index.ts";
-import { freshRedis } from "../support/redis.ts";
+import { IncomingLimiter, keys } from "../../../src/store/index.ts";
+import { freshRedis } from "../../support/redis.ts";
 
 describe("IncomingLimiter (real Redis)", () => {
   let redis: Redis;

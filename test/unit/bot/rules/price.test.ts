@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPayoutApi, type PayoutApi, PayoutApiError } from "../../src/api/index.ts";
-import { defaultCountry, parseCountryArgument, priceText } from "../../src/bot/account/price.ts";
+import { createPayoutApi, type PayoutApi, PayoutApiError } from "../../../../src/api/index.ts";
+import { defaultCountry, parseCountryArgument, priceText } from "../../../../src/bot/account/price.ts";
 import {
   minorFor,
   PRICE_CACHE_SECONDS,
@@ -9,12 +9,12 @@ import {
   satsFor,
   satsValue,
   spotPriceFromApi,
-} from "../../src/bot/rules/price.ts";
-import { createTranslator } from "../../src/i18n/index.ts";
-import { silentLogger } from "../../src/log/logger.ts";
-import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
-import { keys } from "../../src/store/index.ts";
-import { freshRedis } from "../support/redis.ts";
+} from "../../../../src/bot/rules/price.ts";
+import { createTranslator } from "../../../../src/i18n/index.ts";
+import { silentLogger } from "../../../../src/log/logger.ts";
+import { type Sandbox, startSandbox } from "../../../../src/standins/sandbox/index.ts";
+import { keys } from "../../../../src/store/index.ts";
+import { freshRedis } from "../../../support/redis.ts";
 
 let sandbox: Sandbox;
 let api: PayoutApi;

@@ -1,16 +1,16 @@
 import { Api } from "grammy";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { forgetOpsMembership, isAdminChat, isOpsUser } from "../../src/bot/ops/roles.ts";
-import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/log/logger.ts";
-import { createStore } from "../../src/store/index.ts";
-import { freshRedis } from "../support/redis.ts";
+import { forgetOpsMembership, isAdminChat, isOpsUser } from "../../../../src/bot/ops/roles.ts";
+import { loadConfig } from "../../../../src/config.ts";
+import { silentLogger } from "../../../../src/log/logger.ts";
+import { createStore } from "../../../../src/store/index.ts";
+import { freshRedis } from "../../../support/redis.ts";
 import {
   type GroupDriver,
   startTelegramEmulator,
   type TelegramEmulator,
-} from "../support/telegram-driver.ts";
+} from "../../../support/telegram-driver.ts";
 
 /** Who counts as ops: admin-group membership read from Telegram (the emulator, over HTTP), cached in Redis. */
 const ADMIN_CHAT = -1_001_555_000_001;

@@ -1,15 +1,15 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPayoutApi, type PayoutApi } from "../../src/api/index.ts";
+import { createPayoutApi, type PayoutApi } from "../../../../src/api/index.ts";
 import {
   ngBankSearch,
   type QuotedOrder,
   QuoteGoneError,
   recordedQuote,
-} from "../../src/bot/payout/quote-orders.ts";
-import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
-import { createStore } from "../../src/store/index.ts";
-import { freshRedis } from "../support/redis.ts";
+} from "../../../../src/bot/payout/quote-orders.ts";
+import { type Sandbox, startSandbox } from "../../../../src/standins/sandbox/index.ts";
+import { createStore } from "../../../../src/store/index.ts";
+import { freshRedis } from "../../../support/redis.ts";
 
 const KEY = "payout:cache:banks:NG";
 

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CompressedRedisStorage } from "../../src/store/compressed-storage.ts";
-import { freshRedis } from "../support/redis.ts";
+import { CompressedRedisStorage } from "../../../src/store/compressed-storage.ts";
+import { freshRedis } from "../../support/redis.ts";
 
 describe("CompressedRedisStorage", () => {
   let redis: Redis;

@@ -6,11 +6,11 @@ import {
   createBankSearch,
   matchZaBank,
   POPULAR_BANKS,
-} from "../../src/bot/rules/banks.ts";
+} from "../../../../src/bot/rules/banks.ts";
 
 // The NGN bank registry the sandbox serves (a verbatim copy of the shared data file).
 const registry = JSON.parse(
-  readFileSync(new URL("../../src/standins/sandbox/data/banks.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../../../../src/standins/sandbox/data/banks.json", import.meta.url), "utf8"),
 ) as Array<BankEntry & { name: string }>;
 const banks: BankEntry[] = registry.map(({ bankName, nipBankCode }) => ({ bankName, nipBankCode }));
 const search = createBankSearch(banks);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Price, Quote } from "../../src/api/index.ts";
+import type { Price, Quote } from "../../../../src/api/index.ts";
 import {
   buildQuoteRequest,
   checkAmount,
@@ -9,7 +9,7 @@ import {
   quoteDeadlineMs,
   quoteFigures,
   verificationCode,
-} from "../../src/bot/payout/quote-rules.ts";
+} from "../../../../src/bot/payout/quote-rules.ts";
 import {
   classifyEnquiryFailure,
   describeBeneficiary,
@@ -17,9 +17,9 @@ import {
   parseNgAccountNumber,
   parseRecipientName,
   recipientLabel,
-} from "../../src/bot/payout/recipient.ts";
-import { customerReferenceFor } from "../../src/bot/rules/customer-reference.ts";
-import { methodOf } from "../../src/bot/rules/payout-method.ts";
+} from "../../../../src/bot/payout/recipient.ts";
+import { customerReferenceFor } from "../../../../src/bot/rules/customer-reference.ts";
+import { methodOf } from "../../../../src/bot/rules/payout-method.ts";
 
 const price = (perUsd: number): Price => ({
   currency: "KES",
