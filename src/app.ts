@@ -46,7 +46,7 @@ import {
  * end-to-end harness) build an App from a validated Config and a connected Redis, so tests run the bot exactly as
  * production wires it.
  */
-export interface AppOptions {
+interface AppOptions {
   config: Config;
   logger: Logger;
   redis: Redis;
@@ -107,7 +107,7 @@ export interface App {
 }
 
 /** What the bot is built from, made once the way production makes it (createApp; the benches reuse it). */
-export interface BotParts {
+interface BotParts {
   deps: BotDeps;
   api: PayoutApi;
   store: Store;

@@ -41,7 +41,7 @@ export interface OpsPorts {
   recheckOrder?(orderId: string): Promise<unknown>;
 }
 
-export interface BotHooks {
+interface BotHooks {
   onUpdateHandled?(updateType: string, seconds: number): void;
 }
 

@@ -23,12 +23,12 @@ import {
  * Bump whenever a conversation's steps change: stored flows of the old shape are discarded instead of replayed
  * against new code (users see the menu again rather than a confused flow).
  */
-export const CONVERSATION_VERSION = 5;
+const CONVERSATION_VERSION = 5;
 /** Conversation state holds raw user input (account numbers, phones): it expires. */
-export const CONVERSATION_TTL_SECONDS = 2 * 3600;
-export const SESSION_TTL_SECONDS = 30 * 24 * 3600;
+const CONVERSATION_TTL_SECONDS = 2 * 3600;
+const SESSION_TTL_SECONDS = 30 * 24 * 3600;
 
-export interface CreateBotOptions {
+interface CreateBotOptions {
   token: string;
   /** Skip getMe at start (tests, benchmarks, local mode where the emulator's identity is known). */
   botInfo?: UserFromGetMe;

@@ -11,10 +11,10 @@
  * orderId is the API's `<digits>-<digits>` reference; anything outside [A-Za-z0-9_-]{1,48} is refused so the
  * payload always fits.
  */
-export const ORDER_CALLBACK_PREFIX = "order:";
+const ORDER_CALLBACK_PREFIX = "order:";
 const ORDER_ID = /^[A-Za-z0-9_-]{1,48}$/;
 
-export type OrderCallback = { action: "requote" | "receipt" | "refund"; orderId: string };
+type OrderCallback = { action: "requote" | "receipt" | "refund"; orderId: string };
 
 function orderCallbackData(action: OrderCallback["action"], orderId: string): string {
   if (!ORDER_ID.test(orderId)) throw new RangeError(`order id not usable in callback data: ${orderId}`);

@@ -29,7 +29,7 @@ export interface RunContext {
   takeover: boolean;
 }
 
-export interface RunOnceOptions {
+interface RunOnceOptions {
   /** How long the claim and the result are kept (default a day). */
   ttlSeconds?: number;
   /** This process: its id is written into the pending claim (without it a claim can never be taken over). */

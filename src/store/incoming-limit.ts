@@ -3,13 +3,13 @@ import { keys } from "./keys.ts";
 import { LuaScript } from "./script.ts";
 
 /** At most `updates` incoming updates per user per window of `windowMs`, across every process of the bot. */
-export interface IncomingLimit {
+interface IncomingLimit {
   updates: number;
   windowMs: number;
 }
 
 /** allow: handle it. notify: the first update over the limit in this window (say so once). drop: ignore it. */
-export type IncomingVerdict = "allow" | "notify" | "drop";
+type IncomingVerdict = "allow" | "notify" | "drop";
 
 /**
  * A fixed window per user that opens at the user's first update: INCR, and the window's TTL set on the first hit.

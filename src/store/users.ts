@@ -3,7 +3,7 @@ import { z } from "zod";
 import { readJson } from "./json.ts";
 import { keys } from "./keys.ts";
 
-export const userRecordSchema = z.object({
+const userRecordSchema = z.object({
   id: z.number().int(),
   firstName: z.string().optional(),
   username: z.string().optional(),

@@ -13,7 +13,7 @@ import { statusData } from "./callback-data/status.ts";
 import { userClock } from "./clock.ts";
 import { enterPayoutFor, maskedLabel } from "./recipients.ts";
 
-export const HISTORY_PAGE_SIZE = 5;
+const HISTORY_PAGE_SIZE = 5;
 
 /**
  * The clock the user reads times in: their choice in /language, else their most recent order's corridor, else their
@@ -53,7 +53,7 @@ const canSendAgain = (order: OrderRecord) =>
   order.kind === "payout" && (!!order.recipientId || !!order.beneficiary);
 
 /** One page of the user's orders, newest first, with a details button per order and ◀ ▶ paging. */
-export async function renderHistoryPage(
+async function renderHistoryPage(
   ctx: BotContext,
   requestedOffset: number,
 ): Promise<{ text: string; keyboard: InlineKeyboard }> {
@@ -129,7 +129,7 @@ async function recipientOf(ctx: BotContext, order: OrderRecord): Promise<Recipie
 }
 
 /** /history and the menu's "History": edit in place when paging, a new message otherwise. */
-export function historyComposer(): Composer<BotContext> {
+function historyComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   const show = async (ctx: BotContext) => {

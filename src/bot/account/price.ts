@@ -55,7 +55,7 @@ export function priceText(ctx: Pick<BotContext, "t" | "locale">, price: SpotPric
   return lines.join("\n");
 }
 
-export function priceKeyboard(current: Country): InlineKeyboard {
+function priceKeyboard(current: Country): InlineKeyboard {
   return InlineKeyboard.from([
     COUNTRIES.map((country) =>
       InlineKeyboard.text(
@@ -83,7 +83,7 @@ async function priceScreen(
 }
 
 /** /price [NG|KE|ZA|GH] and the menu's "Prices": 1 BTC, 1 USD and 10,000 sats in local money, switchable. */
-export function priceComposer(): Composer<BotContext> {
+function priceComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.command("price", async (ctx) => {

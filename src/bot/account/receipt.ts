@@ -7,7 +7,7 @@ import type { Feature } from "../flow/feature.ts";
  * "🧾 Receipt" on a completed order's status card: the receipt as a message of its own, to forward or keep. Only the
  * order's owner gets it (a forwarded card's button pressed by someone else gets a toast).
  */
-export function receiptComposer(): Composer<BotContext> {
+function receiptComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   composer.callbackQuery(RECEIPT_CALLBACK_PATTERN, async (ctx) => {
     const orderId = ctx.match[1] ?? "";

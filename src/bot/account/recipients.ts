@@ -10,14 +10,14 @@ import { mainMenuKeyboard } from "../flow/main-menu.ts";
 import { menuData } from "../flow/menu-data.ts";
 import { RECIPIENT_ID, RECIPIENTS_OFFSET, recipientsData } from "./callback-data/recipients.ts";
 
-export const RECIPIENTS_PAGE_SIZE = 5;
+const RECIPIENTS_PAGE_SIZE = 5;
 /** Start a payout to a saved recipient (leaving any flow in progress first: only one flow at a time). */
 export async function enterPayoutFor(ctx: BotContext, recipient: Recipient): Promise<void> {
   await enterFlow(ctx, FLOWS.payout, { recipientToken: recipient.token });
 }
 
 /** t.me deep link that opens a payout to this recipient; the token is a short server-side id, never data. */
-export const shareLink = (botUsername: string, recipient: Pick<Recipient, "token">) =>
+const shareLink = (botUsername: string, recipient: Pick<Recipient, "token">) =>
   `https://t.me/${botUsername}?start=send_${recipient.token}`;
 
 /**
@@ -29,7 +29,7 @@ export const maskedLabel = (label: string) =>
 
 const labelOf = (recipient: Recipient) => maskedLabel(recipient.label);
 
-export async function renderRecipientsPage(
+async function renderRecipientsPage(
   ctx: BotContext,
   requestedOffset: number,
 ): Promise<{ text: string; keyboard: InlineKeyboard }> {
@@ -83,7 +83,7 @@ async function editInPlace(ctx: BotContext, text: string, keyboard: InlineKeyboa
 }
 
 /** /recipients: saved recipients with Send again, a shareable deep link, and Delete (with confirmation). */
-export function recipientsComposer(): Composer<BotContext> {
+function recipientsComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   const show = async (ctx: BotContext) => {

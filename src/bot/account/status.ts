@@ -10,7 +10,7 @@ import { statusData } from "./callback-data/status.ts";
 
 const ORDER_ID = /^[A-Za-z0-9_-]{1,48}$/;
 
-export interface FreshOrder {
+interface FreshOrder {
   order: OrderRecord;
   changed: boolean;
   /** The API could not be asked: the order is shown as last stored. */
@@ -21,7 +21,7 @@ export interface FreshOrder {
  * Ask the payout API what really happened to an order (GET /order + GET /transaction) and apply any transition it
  * proves through the store's monotonic transition(): a stale or reordered answer can never move it back.
  */
-export async function refreshOrder(
+async function refreshOrder(
   deps: Pick<BotDeps, "api" | "store" | "logger" | "now">,
   order: OrderRecord,
 ): Promise<FreshOrder> {
@@ -79,7 +79,7 @@ async function findOwnOrder(ctx: BotContext, argument: string): Promise<OrderRec
 }
 
 /** /status [orderId]: the latest order, or the given one if it is the user's, fresh from the payout API. */
-export function statusComposer(): Composer<BotContext> {
+function statusComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
 
   composer.chatType("private").command("status", async (ctx) => {

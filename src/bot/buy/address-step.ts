@@ -10,7 +10,7 @@ import {
 import { cancelKeyboard, waitForInput } from "./screens.ts";
 
 /** Why an address was refused, in the user's language, with what to send instead. */
-export function addressProblemText(
+function addressProblemText(
   ctx: FlowContext,
   check: Extract<AddressCheck, { ok: false }>,
   network: BitcoinNetworkSetting,

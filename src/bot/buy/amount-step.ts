@@ -50,7 +50,7 @@ function promptKeyboard(ctx: FlowContext, unit: Unit): InlineKeyboard {
 }
 
 /** A typed amount in naira or sats (either unit is fine whatever the toggle says), or a parse failure. */
-export function readAmount(text: string, unit: Unit, locale: string): ParseAmountResult {
+function readAmount(text: string, unit: Unit, locale: string): ParseAmountResult {
   const result = parseAmount(text, { currency: CURRENCY_OF[unit], allowBtcUnits: true, locale });
   if (
     !result.ok &&

@@ -12,4 +12,3 @@ export const buyData = defineCallbackData("buy", {
   action: oneOf("speed", "unit", "retry", "confirm", "sim"),
   value: /[A-Za-z0-9_-]{0,48}/,
 });
-export type BuyAction = "speed" | "unit" | "retry" | "confirm" | "sim";

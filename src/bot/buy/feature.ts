@@ -22,7 +22,7 @@ async function enterBuy(ctx: BotContext, args?: BuyArgs): Promise<void> {
  * /buy and the menu's "Buy bitcoin" start the flow; the buttons that outlive it live here: a late or second
  * Confirm (toast only), the sandbox's "Simulate payment" on the status card, and "New quote" on an expired buy.
  */
-export function buyComposer(): Composer<BotContext> {
+function buyComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   const privateChats = composer.chatType("private");
 

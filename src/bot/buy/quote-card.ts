@@ -12,7 +12,7 @@ import { buyData } from "./callback-data.ts";
  * The buy quote card: the exact naira amount to transfer, the virtual account (number copyable), what arrives
  * where, fees, speed, expiry and the anti-impersonation code. Pure: every value comes from the stored order.
  */
-export interface BuyQuoteView {
+interface BuyQuoteView {
   order: OrderRecord;
   /** estimatedRoutingFee of the quote (sats), when the API gave one. */
   networkFeeSats?: number;

@@ -127,7 +127,7 @@ function orderFromQuote(
 }
 
 /** What the flow does after a failed quote. */
-export type QuoteFailureRoute = "amount" | "address" | "retry" | "stop";
+type QuoteFailureRoute = "amount" | "address" | "retry" | "stop";
 
 export function routeQuoteFailure(outcome: Extract<QuoteOutcome, { ok: false }>): QuoteFailureRoute {
   const message = outcome.apiMessage ?? "";

@@ -28,7 +28,7 @@ export function cancelKeyboard(ctx: FlowContext): InlineKeyboard {
 }
 
 /** A buy screen: buy:<action> buttons, the ❌ under every hint, unknown commands answered with the hint. */
-export type BuyScreen = Omit<Screen, "codec" | "hintKeyboard" | "commands">;
+type BuyScreen = Omit<Screen, "codec" | "hintKeyboard" | "commands">;
 
 export function waitForInput(conversation: FlowConversation, screen: BuyScreen): Promise<ScreenInput> {
   return waitForScreen(conversation, {

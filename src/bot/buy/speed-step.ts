@@ -8,7 +8,7 @@ import { buyData } from "./callback-data.ts";
 import { waitForInput } from "./screens.ts";
 
 /** "⚡ Fast · about 10–30 min" (spec 8's expected confirmation times). */
-export const speedLabel = (ctx: Pick<FlowContext, "t">, speed: Speed) => ctx.t(`buy:speed.${speed}`);
+const speedLabel = (ctx: Pick<FlowContext, "t">, speed: Speed) => ctx.t(`buy:speed.${speed}`);
 
 /** Step 2: slow / medium / fast, each with its expected time. */
 export async function askSpeed(conversation: FlowConversation, ctx: FlowContext): Promise<Speed> {

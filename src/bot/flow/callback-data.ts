@@ -6,7 +6,7 @@
  */
 
 /** Telegram rejects callback_data longer than 64 bytes; we fail loudly in development instead. */
-export const CALLBACK_DATA_MAX_BYTES = 64;
+const CALLBACK_DATA_MAX_BYTES = 64;
 
 export class CallbackDataTooLongError extends Error {
   constructor(readonly packed: string) {
@@ -18,7 +18,7 @@ export class CallbackDataTooLongError extends Error {
 }
 
 /** A non-negative integer of at most `digits` digits, written without leading zeros (pages, list indexes). */
-export interface IntField {
+interface IntField {
   kind: "int";
   digits: number;
 }

@@ -2,8 +2,8 @@ import { InlineKeyboard } from "grammy";
 import type { TFunction } from "../../i18n/index.ts";
 import { cancelData, menuData } from "./menu-data.ts";
 
-export const MENU_ACTIONS = ["send", "buy", "history", "recipients", "price", "language", "help"] as const;
-export type MenuAction = (typeof MENU_ACTIONS)[number];
+const MENU_ACTIONS = ["send", "buy", "history", "recipients", "price", "language", "help"] as const;
+type MenuAction = (typeof MENU_ACTIONS)[number];
 
 export function mainMenuKeyboard(t: TFunction): InlineKeyboard {
   const button = (action: MenuAction) =>

@@ -15,7 +15,7 @@ import type { FlowContext, FlowConversation } from "../context.ts";
  *   waiting. Commands that are not flow escapes (/cancel and menu commands are handled before the flow by the
  *   cancel feature) go on to their handlers, or get the hint when the screen says `commands: "hint"`.
  */
-export interface Codec {
+interface Codec {
   filter(): RegExp;
   unpack(data: string): { action: string; value?: string };
 }

@@ -8,7 +8,7 @@ import { newlinkConversation } from "./newlink/conversation.ts";
 
 export { createMerchantFeed, type MerchantFeedDeps } from "./feed.ts";
 
-export const MERCHANT_COMMANDS = ["newlink", "links", "link"] as const;
+const MERCHANT_COMMANDS = ["newlink", "links", "link"] as const;
 
 /**
  * Merchant tools in private chats: /newlink, /links, /link <ref>. They exist for everyone (listed in the menu);

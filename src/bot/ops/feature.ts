@@ -13,7 +13,7 @@ import { registerUserCommands } from "./users.ts";
 import { withdrawConversation } from "./withdraw/conversation.ts";
 
 /** The ops group's command menu (descriptions: admin:commands.<command>). */
-export const ADMIN_COMMANDS = [
+const ADMIN_COMMANDS = [
   "stats",
   "health",
   "wallets",

@@ -13,7 +13,7 @@ export function registerLimits(ops: OpsComposer): void {
   ops.command("limits", handleLimitsCommand);
 }
 
-export async function handleLimitsCommand(ctx: CommandContext): Promise<void> {
+async function handleLimitsCommand(ctx: CommandContext): Promise<void> {
   const [code, ...rest] = ctx.match.trim().split(/\s+/).filter(Boolean);
   const store = ctx.deps.store;
   if (code === undefined) return replyHtml(ctx, await limitsList(ctx));

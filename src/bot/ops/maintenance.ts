@@ -15,7 +15,7 @@ import {
 
 /** Callback data of buttons that lead to a new quote (other features' prefixes, matched by shape). */
 const BUY_ENTRY_CALLBACK = /^menu:buy$/;
-export const QUOTE_ENTRY_CALLBACKS: RegExp[] = [
+const QUOTE_ENTRY_CALLBACKS: RegExp[] = [
   /^menu:send$/,
   BUY_ENTRY_CALLBACK,
   /^hist:again:/,

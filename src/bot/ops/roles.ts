@@ -8,7 +8,7 @@ import type { BotDeps } from "../context.ts";
  * cached briefly in Redis, so a burst of ops commands costs one Telegram call and a removed member loses access
  * within a minute.
  */
-export const OPS_MEMBER_CACHE_SECONDS = 60;
+const OPS_MEMBER_CACHE_SECONDS = 60;
 /** A failed lookup is cached shorter, so a Telegram hiccup does not lock ops out for long. */
 const FAILED_LOOKUP_CACHE_SECONDS = 10;
 const OPS_STATUSES = new Set(["creator", "administrator", "member"]);

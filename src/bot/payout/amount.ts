@@ -12,7 +12,7 @@ import { checkAmount } from "./quote-rules.ts";
  * Step 3: how much, in the local currency (what the recipient gets) or in sats (what you pay) — a toggle. The
  * amount's message id is the idempotency key of the quote it leads to.
  */
-export type AmountAnswer = { amount: AmountChoice; key: string } | "change_recipient";
+type AmountAnswer = { amount: AmountChoice; key: string } | "change_recipient";
 
 export async function askAmount(
   io: FlowIo,

@@ -16,7 +16,7 @@ export const payoutNetworkData = defineCallbackData("po-n", { network: oneOf("mp
 export const payoutBankData = defineCallbackData("po-b", { code: /\d{3,12}/ });
 /** A South African bank by its position in GET /bank/bankcode?country=ZA. */
 export const payoutZaBankData = defineCallbackData("po-z", { index: int(3) });
-export const PAYOUT_ACTIONS = [
+const PAYOUT_ACTIONS = [
   "retry",
   "name_ok",
   "change",
@@ -32,7 +32,7 @@ export const PAYOUT_ACTIONS = [
 export type PayoutAction = (typeof PAYOUT_ACTIONS)[number];
 
 /** Generic step actions (see PAYOUT_ACTIONS). */
-export const payoutActionData = defineCallbackData("po-a", { action: oneOf(...PAYOUT_ACTIONS) });
+const payoutActionData = defineCallbackData("po-a", { action: oneOf(...PAYOUT_ACTIONS) });
 /** Confirm on a quote card; handled outside the flow too ("already confirmed" for a double tap). */
 export const payoutConfirmData = defineCallbackData("po-ok", { orderId: ID });
 /** Sandbox/staging only: simulate paying the invoice of an order. */

@@ -32,11 +32,11 @@ export function payoutFeature(): Feature {
  * Start the payout flow (other features: "send again" passes { recipientToken }). Conversations are not
  * parallel: whatever flow was open gives way to this one.
  */
-export async function enterPayout(ctx: BotContext, args?: PayoutArgs): Promise<void> {
+async function enterPayout(ctx: BotContext, args?: PayoutArgs): Promise<void> {
   await enterFlow(ctx, FLOWS.payout, args);
 }
 
-export function payoutComposer(): Composer<BotContext> {
+function payoutComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   const privateChats = composer.chatType("private");
 

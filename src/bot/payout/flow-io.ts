@@ -22,7 +22,7 @@ export type Answer =
   | { kind: "text"; text: string; messageId: number }
   | { kind: "button"; data: string; queryId: string };
 
-export interface AskOptions {
+interface AskOptions {
   /** Accept typed text (otherwise only this screen's buttons). */
   text?: boolean;
   /** What to say when the user sends something this step cannot take. */
@@ -50,7 +50,7 @@ interface ShownScreen {
   keyboard?: boolean;
 }
 
-export function toFailure(error: unknown): ApiFailure {
+function toFailure(error: unknown): ApiFailure {
   if (error instanceof PayoutApiError) {
     return {
       kind: error.kind,

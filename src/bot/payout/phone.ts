@@ -5,9 +5,9 @@ import { parsePhoneNumberFromString } from "libphonenumber-js";
  * → E.164, plus the network a prefix belongs to. Pure.
  */
 
-export type KenyanNetwork = "mpesa" | "airtel" | "telkom" | "unknown";
+type KenyanNetwork = "mpesa" | "airtel" | "telkom" | "unknown";
 
-export type PhoneResult<N> =
+type PhoneResult<N> =
   | { ok: true; e164: string; national: string; network: N }
   /** invalid: not a number of that country; foreign: a valid number of another country. */
   | { ok: false; reason: "invalid" | "foreign" | "not_mtn"; network?: N };
@@ -48,7 +48,7 @@ export function normaliseKenyanPhone(text: string): PhoneResult<KenyanNetwork> {
   return { ok: true, e164: `+254${national}`, national, network: kenyanNetworkOf(national) };
 }
 
-export type GhanaNetwork = "mtn" | "telecel" | "airteltigo" | "unknown";
+type GhanaNetwork = "mtn" | "telecel" | "airteltigo" | "unknown";
 
 const GH_NETWORKS: ReadonlyArray<readonly [RegExp, GhanaNetwork]> = [
   [/^(?:24|25|53|54|55|59)/, "mtn"],
@@ -56,7 +56,7 @@ const GH_NETWORKS: ReadonlyArray<readonly [RegExp, GhanaNetwork]> = [
   [/^(?:26|27|56|57)/, "airteltigo"],
 ];
 
-export function ghanaNetworkOf(national: string): GhanaNetwork {
+function ghanaNetworkOf(national: string): GhanaNetwork {
   return GH_NETWORKS.find(([prefix]) => prefix.test(national))?.[1] ?? "unknown";
 }
 

@@ -28,7 +28,7 @@ export interface AmountChoice {
   currency: CurrencyCode;
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** A notice (an error, a hint) shown above a prompt on the same screen. */
 export function withNotice(notice: string | undefined, prompt: string): string {

@@ -7,7 +7,7 @@ import QRCode, { type QRCodeSegment } from "qrcode";
  * spent ~50 ms per invoice; this spends well under a millisecond on top of building the matrix.
  */
 
-export interface QrPngOptions {
+interface QrPngOptions {
   errorCorrectionLevel?: "L" | "M" | "Q" | "H";
   /** Quiet zone in modules: the QR spec asks for 4, less can stop cameras finding the code. */
   margin?: number;
@@ -17,7 +17,7 @@ export interface QrPngOptions {
   minScale?: number;
 }
 
-export interface QrPng {
+interface QrPng {
   png: Buffer;
   /** Modules per side of the symbol (without the quiet zone). */
   modules: number;

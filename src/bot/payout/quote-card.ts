@@ -6,7 +6,7 @@ import { formatCountdown } from "./quote-rules.ts";
 import { describeBeneficiary, type PayoutBeneficiary } from "./recipient.ts";
 
 /** The quote card's text: money first, then who gets it, then how long the price holds and the check code. */
-export interface QuoteCardInput {
+interface QuoteCardInput {
   quoted: QuoteCard;
   beneficiary: PayoutBeneficiary;
   /** Name shown when the beneficiary object has none (a till). */

@@ -64,7 +64,7 @@ async function cached<T>(
 }
 
 /** GET /bank/bankcode?country=NG, cached for a day. */
-export function ngBanks(deps: Pick<BotDeps, "store" | "api">): Promise<BankEntry[]> {
+function ngBanks(deps: Pick<BotDeps, "store" | "api">): Promise<BankEntry[]> {
   return cached(
     deps,
     keys.payoutBanks("NG"),
@@ -126,7 +126,7 @@ export async function minimums(deps: BotDeps): Promise<Minimums> {
   );
 }
 
-export interface QuoteOrderInput {
+interface QuoteOrderInput {
   /** Idempotency key: the press or message that asked for this quote. */
   key: string;
   country: Country;
@@ -183,7 +183,7 @@ function quotedOrder(quote: Quote, order: OrderRecord, target: FiatCurrencyCode)
  * process that died mid-quote is taken over (runOnce `takeover`): the listing is read first and the quote the dead
  * process made is adopted; only when the API lists none is one created.
  */
-export async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<QuotedOrder> {
+async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<QuotedOrder> {
   const target = currencyOfCountry(input.country);
   const run = async ({ takeover }: RunContext): Promise<QuotedOrder> => {
     const customerReference = input.customerReference ?? customerReferenceFor(input.key);

@@ -17,22 +17,22 @@ import type { PayoutBeneficiary } from "./recipient.ts";
 export const PAYOUT_COUNTRIES: readonly Country[] = COUNTRIES;
 
 /** Spec 8: 2000 NGN. */
-export const NGN_MIN_PAYOUT_KOBO = 200_000;
+const NGN_MIN_PAYOUT_KOBO = 200_000;
 /** Spec 8 and the sandbox docs: KES, ZAR and GHS payouts start at the equivalent of 2 USD. */
-export const USD_MINIMUM_CENTS = 200;
+const USD_MINIMUM_CENTS = 200;
 
 /** Amounts above these are taken for a typo ("absurdly large"), not quoted. */
-export const MAX_PAYOUT_MINOR: Readonly<Record<FiatCurrencyCode, number>> = {
+const MAX_PAYOUT_MINOR: Readonly<Record<FiatCurrencyCode, number>> = {
   NGNKOBO: 2_000_000_000, // ₦20,000,000
   KESCENT: 25_000_000, // KSh 250,000: the M-Pesa per-transaction ceiling
   ZARCENT: 100_000_000, // R 1,000,000
   GHSPESEWA: 5_000_000, // GH₵ 50,000
 };
 /** 0.2 BTC. */
-export const MAX_PAY_SATS = 20_000_000;
+const MAX_PAY_SATS = 20_000_000;
 
 /** Quotes and invoices are valid for 5 minutes (spec 2.1). */
-export const QUOTE_VALIDITY_MS = 5 * 60_000;
+const QUOTE_VALIDITY_MS = 5 * 60_000;
 
 /**
  * The smallest payout of a country in its minor units: NGN is fixed; the others are 2 USD at the price's
@@ -142,7 +142,7 @@ export function verificationCode(quoteId: string): string {
   return `${first}${second}`;
 }
 
-export type AmountCheck =
+type AmountCheck =
   | { ok: true; minor: number; currency: CurrencyCode }
   | {
       ok: false;

@@ -10,7 +10,7 @@ import type {
 
 export type PayoutBeneficiary = NgnBankBeneficiary | KesBeneficiary | ZarBankBeneficiary | GhsMtnBeneficiary;
 
-export type DigitsResult =
+type DigitsResult =
   | { ok: true; value: string }
   | { ok: false; reason: "not_digits" | "length"; count: number };
 
@@ -52,7 +52,7 @@ export function parseRecipientName(text: string): { ok: true; value: string } | 
 }
 
 /** Why a name enquiry failed, as far as the user can act on it (spec 7; behaviour notes 4). */
-export type EnquiryProblem =
+type EnquiryProblem =
   | { kind: "invalid_account" }
   | { kind: "invalid_bank" }
   | { kind: "verification_failed" }
@@ -92,7 +92,7 @@ export function maskTail(value: string): string {
   return `••${visible > 0 ? chars.slice(-visible) : ""}`;
 }
 
-export interface RecipientView {
+interface RecipientView {
   /** The person or business (verified by the bank for NGN). */
   name: string;
   /** Where the money goes, masked: "GTBANK PLC ••6789", "M-Pesa ••5678", "Till 123456". */

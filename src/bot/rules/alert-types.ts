@@ -1,7 +1,7 @@
 import type { OpsAlert } from "../../events/types.ts";
 
 /** Alerts the ops feature raises itself, besides the events pipeline's OpsAlert. */
-export type OwnAlert =
+type OwnAlert =
   | { type: "webhook_signature_failed"; count: number; at: string }
   | { type: "payout_api_errors"; count: number; windowSeconds: number; at: string }
   | { type: "payout_api_down"; failures: number; reason: string; at: string }

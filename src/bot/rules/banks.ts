@@ -83,7 +83,7 @@ export const POPULAR_BANKS: ReadonlyArray<{ label: string; code: string }> = [
 const FILLER = new Set(["bank", "plc", "ltd", "limited", "nigeria", "of", "the", "nig"]);
 
 /** "First Bank of Nigeria!" → "first bank of nigeria". */
-export function normaliseBankQuery(text: string): string {
+function normaliseBankQuery(text: string): string {
   return text
     .normalize("NFKC")
     .toLowerCase()

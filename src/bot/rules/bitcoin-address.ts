@@ -8,9 +8,9 @@ import { AddressType, getAddressInfo, Network } from "bitcoin-address-validation
 export type BitcoinNetworkSetting = "mainnet" | "testnet" | "signet";
 
 /** The network an address belongs to, as far as its encoding tells. */
-export type AddressNetwork = "mainnet" | "testnet" | "regtest";
+type AddressNetwork = "mainnet" | "testnet" | "regtest";
 
-export type AddressRejection = "empty" | "malformed" | "wrong_network" | "lightning" | "unsupported_type";
+type AddressRejection = "empty" | "malformed" | "wrong_network" | "lightning" | "unsupported_type";
 
 export type AddressCheck =
   | { ok: true; address: string; network: AddressNetwork; type: AddressType }
@@ -25,7 +25,7 @@ const SPENDABLE_TYPES: ReadonlySet<AddressType> = new Set([
 ]);
 
 /** What each configured network's addresses start with (used in prompts: "starts with …"). */
-export const ADDRESS_PREFIXES: Record<BitcoinNetworkSetting, readonly [string, ...string[]]> = {
+const ADDRESS_PREFIXES: Record<BitcoinNetworkSetting, readonly [string, ...string[]]> = {
   mainnet: ["bc1…", "1…", "3…"],
   testnet: ["tb1…", "m…", "n…", "2…"],
   signet: ["tb1…", "m…", "n…", "2…"],

@@ -7,7 +7,7 @@ import type { BotDeps } from "../context.ts";
  * Ops pauses (/maintenance), as pure functions: which pause applies to a corridor now, what the command's
  * arguments mean, and the notice users get (what is paused, that their money is safe, and when to try again).
  */
-export interface ActivePause {
+interface ActivePause {
   /** "all": everything is paused; otherwise the corridor that is. */
   scope: "all" | PauseScope;
   message?: string;
@@ -44,7 +44,7 @@ export function pausedScopes(state: MaintenanceState, now: number): PauseScope[]
   });
 }
 
-export type MaintenanceCommand =
+type MaintenanceCommand =
   | { mode: "on"; scopes: PauseScope[]; durationMs?: number; message?: string }
   | { mode: "off"; scopes: PauseScope[] }
   | { mode: "status" }

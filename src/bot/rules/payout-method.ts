@@ -1,6 +1,6 @@
 import type { Country } from "../../money/index.ts";
 
-export type PayoutMethod = "ngn_bank" | "kes_phone" | "kes_bill" | "kes_till" | "zar_bank" | "ghs_mtn";
+type PayoutMethod = "ngn_bank" | "kes_phone" | "kes_bill" | "kes_till" | "zar_bank" | "ghs_mtn";
 
 /** Which corridor and method a beneficiary object belongs to (saved recipients carry the API shape as is). */
 export function methodOf(

@@ -5,7 +5,7 @@ import { startTerminalChat, type TerminalChat } from "./terminal-chat.ts";
 import { parseSats, walletInvoice } from "./wallet.ts";
 
 /** The local person chatting in the terminal. */
-export const LOCAL_USER = {
+const LOCAL_USER = {
   id: 100_001,
   first_name: "You",
   username: "local_user",

@@ -1,6 +1,6 @@
 import { PNG } from "pngjs";
 
-export interface DrawOptions {
+interface DrawOptions {
   /** Terminal columns available (default 80). Images wider than this are scaled down. */
   maxWidth?: number;
   /** ANSI colours (explicit black on white: scannable on any terminal theme). Default false. */
@@ -77,7 +77,7 @@ export function normalize(bitmap: Bitmap, maxWidth: number): Bitmap {
  * Two pixel rows per text line with half blocks. Without colour, LIGHT pixels are drawn (blocks) on the
  * terminal's dark background, like qrcode's own terminal renderer.
  */
-export function drawBitmap(bitmap: Bitmap, options: DrawOptions = {}): string[] {
+function drawBitmap(bitmap: Bitmap, options: DrawOptions = {}): string[] {
   const lines: string[] = [];
   for (let y = 0; y < bitmap.length; y += 2) {
     const top = bitmap[y]!;

@@ -11,7 +11,7 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-export class RedisBinaryMissingError extends Error {
+class RedisBinaryMissingError extends Error {
   constructor() {
     super(
       "redis-server was not found on PATH. Install it (Debian/Ubuntu: `apt-get install -y redis-server`, " +

@@ -16,7 +16,7 @@ export interface TerminalChat {
   settled(): Promise<void>;
 }
 
-export interface TerminalChatOptions {
+interface TerminalChatOptions {
   emulator: TelegramEmulator;
   user: UserDriver;
   input?: NodeJS.ReadableStream;

@@ -2,7 +2,7 @@ import type { InlineKeyboardMarkup, Message, MessageEntity } from "grammy/types"
 import { drawPng } from "./qr-terminal.ts";
 import type { ReplyButton } from "./telegram-emulator/types.ts";
 
-export interface RenderOptions {
+interface RenderOptions {
   color: boolean;
   /** Terminal columns (pictures are scaled to fit). */
   width: number;
@@ -27,7 +27,7 @@ export const dim = (text: string, color: boolean) => (color ? `\x1b[2m${text}\x1
  * Text with Telegram entities as ANSI styles: bold → bold, code/pre → cyan, links shown as "text (url)".
  * Works on UTF-16 offsets like Telegram's entities.
  */
-export function renderEntities(text: string, entities: MessageEntity[] | undefined, color: boolean): string {
+function renderEntities(text: string, entities: MessageEntity[] | undefined, color: boolean): string {
   if (!entities || entities.length === 0) return text;
   const cuts = new Set<number>([0, text.length]);
   for (const entity of entities) {
@@ -92,7 +92,7 @@ export function renderReplyKeyboard(keyboard: ReplyButton[][] | undefined, color
   return [dim("⌨ keyboard:", color), ...rows];
 }
 
-export function formatSize(bytes: number): string {
+function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;

@@ -9,7 +9,7 @@ import { bech32, hex, utf8 } from "@scure/base";
  * Signed by the sandbox node key.
  */
 
-export interface InvoiceInput {
+interface InvoiceInput {
   /** null makes an amountless invoice (the sandbox never issues one; tests use it). */
   amountSats: number | null;
   paymentHash: Uint8Array;
@@ -26,7 +26,7 @@ export interface InvoiceInput {
 }
 
 /** A fixed key so that invoices from every sandbox run are signed by the same "node". */
-export const SANDBOX_NODE_SECRET = sha256(utf8.decode("mavapay-sandbox-lightning-node"));
+const SANDBOX_NODE_SECRET = sha256(utf8.decode("mavapay-sandbox-lightning-node"));
 export const SANDBOX_NODE_PUBKEY = secp256k1.getPublicKey(SANDBOX_NODE_SECRET, true);
 
 const TAG = { p: 1, s: 16, d: 13, h: 23, x: 6, c: 24, n: 19, features: 5 } as const;

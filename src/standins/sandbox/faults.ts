@@ -11,8 +11,8 @@ import { badRequest, parseWith } from "./http/errors.ts";
  * - "delay": the request waits `delayMs`, then is processed and answered normally (a slow API; the work is done
  *   even when the client gave up meanwhile, as a real server would).
  */
-export const FAULT_MODES = ["500", "429", "hang", "500-after", "duplicate-webhooks", "delay"] as const;
-export type FaultMode = (typeof FAULT_MODES)[number];
+const FAULT_MODES = ["500", "429", "hang", "500-after", "duplicate-webhooks", "delay"] as const;
+type FaultMode = (typeof FAULT_MODES)[number];
 
 export interface Fault {
   id: number;

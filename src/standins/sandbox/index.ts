@@ -26,7 +26,7 @@ export { STAGING_ACCOUNT } from "./domain/nameenquiry.ts";
 export { DEFAULT_PRICES, type PriceModel, type PriceModelInput } from "./pricing.ts";
 export { type DeliveryRecord, signBody };
 
-export const DEFAULT_NAME_ENQUIRY_PER_MINUTE = 30;
+const DEFAULT_NAME_ENQUIRY_PER_MINUTE = 30;
 
 export interface SandboxOptions {
   /** 0 (default) picks a free port. */

@@ -102,7 +102,7 @@ interface Fraction {
   den: bigint;
 }
 
-export interface QuoteMathInput {
+interface QuoteMathInput {
   source: Currency;
   target: Currency;
   corridor: Corridor;
@@ -115,7 +115,7 @@ export interface QuoteMathInput {
   feeOnTop?: boolean;
 }
 
-export interface QuoteMath {
+interface QuoteMath {
   amountInSource: bigint;
   feesInSource: bigint;
   amountInTarget: bigint;

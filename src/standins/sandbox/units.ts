@@ -25,7 +25,7 @@ export function currencyOf(unit: Unit): Currency {
   return CURRENCY_OF_UNIT[unit];
 }
 
-export function decimalsOf(currency: Currency | "USD"): number {
+function decimalsOf(currency: Currency | "USD"): number {
   return currency === "BTC" ? 8 : 2;
 }
 

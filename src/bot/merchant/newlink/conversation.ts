@@ -34,7 +34,7 @@ type CreateOutcome =
  * button to switch between that and bank transfer only. The merchant gets the hosted link as a button, its QR code
  * and its reference; the link is remembered so its payments reach this chat.
  */
-export async function newlinkFlow(conversation: FlowConversation, ctx: FlowContext): Promise<void> {
+async function newlinkFlow(conversation: FlowConversation, ctx: FlowContext): Promise<void> {
   const merchantId = ctx.from?.id;
   if (merchantId === undefined || ctx.chat === undefined) return;
   const name = await askLine(conversation, ctx, ctx.t("merchant:newlink.name_prompt"), 60);

@@ -68,7 +68,7 @@ export async function askLine(
 }
 
 /** Kobo needed for the 6000-sat minimum at today's price, rounded up to ₦100; undefined without a price. */
-export async function minimumKobo(conversation: FlowConversation, ctx: FlowContext): Promise<number | null> {
+async function minimumKobo(conversation: FlowConversation, ctx: FlowContext): Promise<number | null> {
   const deps = ctx.deps;
   return conversation.external(async () => {
     try {
@@ -171,7 +171,7 @@ export async function askCallbackUrl(
 }
 
 /** http(s) only, with a host; returned normalised. */
-export function checkCallbackUrl(text: string): string | undefined {
+function checkCallbackUrl(text: string): string | undefined {
   try {
     const url = new URL(text.trim());
     if ((url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) return undefined;

@@ -19,7 +19,7 @@ import { alertButtons, alertLine, parseLowBalanceThresholds } from "./render.ts"
  * payout-API and webhook-signature alerts and expires treasury requests nobody approved.
  */
 
-export interface AlertsDeps extends Pick<BotDeps, "config" | "logger" | "store" | "translator"> {
+interface AlertsDeps extends Pick<BotDeps, "config" | "logger" | "store" | "translator"> {
   api: Pick<PayoutApi, "getWallets" | "ping" | "withdrawBtc" | "getTransactions">;
   /** grammY Api with the process's throttler and auto-retry. */
   telegram: Api;

@@ -10,7 +10,7 @@ import { ALERT_ACTIONS, alertData } from "../callback-data.ts";
 const ORDER_ID = /^[A-Za-z0-9_-]{1,48}$/;
 const REF_TTL_SECONDS = 7 * 24 * 3600;
 
-export interface DeadLetterRef {
+interface DeadLetterRef {
   queue: string;
   jobId: string;
 }

@@ -8,12 +8,12 @@ import type { BotDeps } from "../../context.ts";
  * pace under Telegram's ~30 messages/second (the process's throttler and auto-retry handle 429s on top), users
  * who blocked the bot marked unreachable on 403, and a final count posted to the admin group.
  */
-export const BROADCAST_MESSAGES_PER_SECOND = 20;
+const BROADCAST_MESSAGES_PER_SECOND = 20;
 /** A broadcast that dies with its process frees the lock after this long. */
 const LOCK_SECONDS = 6 * 3600;
 
 /** A previewed broadcast waiting for its author's Send (kept an hour). */
-export interface BroadcastDraft {
+interface BroadcastDraft {
   text: string;
   owner: number;
   chatId: number;
@@ -51,7 +51,7 @@ function parseDraft(raw: string | undefined): BroadcastDraft | undefined {
   }
 }
 
-export interface BroadcastCounts {
+interface BroadcastCounts {
   delivered: number;
   failed: number;
   /** Users who blocked the bot (403) — now marked unreachable. */

@@ -14,7 +14,7 @@ const MAX_LENGTH = 4000;
  * The card's buttons are handled outside the flow (features/admin/operations.ts): delivery runs in the
  * background for minutes and must not hold this conversation (or the group chat) open.
  */
-export async function broadcastFlow(conversation: FlowConversation, ctx: FlowContext): Promise<void> {
+async function broadcastFlow(conversation: FlowConversation, ctx: FlowContext): Promise<void> {
   const owner = ctx.from?.id;
   const chatId = ctx.chat?.id;
   if (owner === undefined || chatId === undefined) return;

@@ -12,7 +12,7 @@ import { type RefundArgs, refundFlow } from "./conversation.ts";
  * is under way or done (the store's gate decides again when the refund is opened). A second press while the flow
  * waits for the invoice just says so.
  */
-export function refundComposer(): Composer<BotContext> {
+function refundComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   composer.callbackQuery(REFUND_CALLBACK_PATTERN, async (ctx) => {
     const orderId = ctx.match[1] ?? "";

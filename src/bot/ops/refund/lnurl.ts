@@ -9,7 +9,7 @@ import { type DecodedInvoice, decodeLightningInvoice } from "../treasury/treasur
  * it — tests), no redirects, a timeout on each request, a cap on each body, and the returned invoice is checked
  * for the exact amount and (when present) the hash of the metadata it commits to.
  */
-export type LnurlFailure =
+type LnurlFailure =
   | "bad_address"
   | "insecure_url"
   | "unreachable"
@@ -33,7 +33,7 @@ export class LnurlError extends Error {
   }
 }
 
-export interface LnurlOptions {
+interface LnurlOptions {
   /** Allow http:// to 127.0.0.1, ::1 or localhost (tests with a local LNURL server). Never in production. */
   allowHttpLoopback?: boolean;
   /** Per request (headers and body). Default 10 s. */
@@ -174,7 +174,7 @@ function msatField(record: Record<string, unknown>, name: string): bigint {
   throw new LnurlError("bad_response", `${name} missing`);
 }
 
-export interface ResolvedInvoice {
+interface ResolvedInvoice {
   invoice: string;
   decoded: DecodedInvoice;
 }

@@ -9,13 +9,13 @@ import { APPROVAL_ACTIONS, approvalData } from "../callback-data.ts";
  * The approval request as posted in the admin group, re-rendered (edited in place) at every state change. The
  * beneficiary is shown in full: the approving admin must see exactly where the money goes.
  */
-export interface CardView {
+interface CardView {
   t: TFunction;
   locale: string;
 }
 
 /** "lntbs60160n1p5dmrdppp5…q9yz" — enough to recognise an invoice without flooding the group. */
-export function shortInvoice(invoice: string): string {
+function shortInvoice(invoice: string): string {
   return invoice.length <= 40 ? invoice : `${invoice.slice(0, 24)}…${invoice.slice(-8)}`;
 }
 

@@ -11,7 +11,7 @@ import { type BankEntry, createBankSearch } from "../../rules/banks.ts";
  * second, different admin can approve it, and only the one caller that wins the atomic pending → executing change
  * calls the API. A failed or uncertain call is reported and never retried automatically.
  */
-export const APPROVAL_TTL_MS = 15 * 60_000;
+const APPROVAL_TTL_MS = 15 * 60_000;
 
 type TreasuryDeps = Pick<BotDeps, "store" | "logger" | "redis"> & {
   api: Pick<BotDeps["api"], "listBanks" | "withdrawNgn" | "withdrawBtc">;
@@ -242,7 +242,7 @@ export async function expireApprovals(deps: Pick<BotDeps, "store">, now: number)
 }
 
 /** Audit details never hold a full account number or an invoice. */
-export function auditDetails(payload: ApprovalPayload): Record<string, string | number> {
+function auditDetails(payload: ApprovalPayload): Record<string, string | number> {
   if (payload.kind === "withdraw_ngn") {
     return {
       kind: payload.kind,

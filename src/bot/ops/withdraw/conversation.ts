@@ -8,7 +8,7 @@ import { collectBtcWithdrawal } from "./btc.ts";
 import { collectNgnWithdrawal } from "./ngn.ts";
 import { askButtons } from "./prompt.ts";
 
-export interface WithdrawArgs {
+interface WithdrawArgs {
   kind: "ngn" | "btc";
 }
 
@@ -17,7 +17,7 @@ export interface WithdrawArgs {
  * get them, and on confirm post an approval request to the group. Nothing is sent here: a second admin approves
  * the request on its card (features/admin/treasury.ts).
  */
-export async function withdrawFlow(conversation: FlowConversation, ctx: FlowContext, args?: WithdrawArgs) {
+async function withdrawFlow(conversation: FlowConversation, ctx: FlowContext, args?: WithdrawArgs) {
   const owner = ctx.from?.id;
   const chatId = ctx.chat?.id;
   if (owner === undefined || chatId === undefined) return;

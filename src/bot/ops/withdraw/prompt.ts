@@ -9,7 +9,7 @@ import { withdrawData } from "../callback-data.ts";
  * Prompts of the ops flows in the admin group: a force-reply aimed at the admin who started the flow (so their
  * client opens a reply, which the bot sees even with privacy mode on), or a screen with buttons.
  */
-export function forceReplyTo(ctx: FlowContext, placeholder?: string) {
+function forceReplyTo(ctx: FlowContext, placeholder?: string) {
   const replyTo = ctx.msg?.message_id;
   return {
     parse_mode: "HTML" as const,

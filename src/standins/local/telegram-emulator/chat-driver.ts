@@ -275,7 +275,7 @@ function describeMatch(what: string, match: MessageMatch | undefined): string {
   return `${what} matching ${typeof match === "string" ? JSON.stringify(match) : String(match)}`;
 }
 
-export function excerpt(text: string, length = 80): string {
+function excerpt(text: string, length = 80): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return JSON.stringify(flat.length > length ? `${flat.slice(0, length - 1)}…` : flat);
 }

@@ -16,9 +16,9 @@ const BY_LOWER = new Map(
   Object.entries(HANDLERS).map(([name, handler]) => [name.toLowerCase(), { name, handler }]),
 );
 
-export type CallOutcome = { status: number; body: Record<string, unknown> } | "network-error";
+type CallOutcome = { status: number; body: Record<string, unknown> } | "network-error";
 
-export interface DispatcherDeps {
+interface DispatcherDeps {
   context: Omit<MethodContext, "signal">;
   faults: FaultInjector;
   limiter: RateLimiter;

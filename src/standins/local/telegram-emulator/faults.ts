@@ -33,7 +33,7 @@ export interface Fault {
   remove(): void;
 }
 
-export type FaultOutcome =
+type FaultOutcome =
   | { kind: "error"; error: TelegramApiError }
   | { kind: "network" }
   | { kind: "delay"; ms: number; drop: boolean };

@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from "node:crypto";
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
 
-export function randomToken(length: number): string {
+function randomToken(length: number): string {
   const bytes = randomBytes(length);
   let out = "";
   for (const byte of bytes) out += ALPHABET[byte % ALPHABET.length];

@@ -42,13 +42,13 @@ export interface TelegramEmulatorOptions {
   callLogLimit?: number;
 }
 
-export interface UserSpec extends Partial<Omit<User, "id" | "is_bot">> {
+interface UserSpec extends Partial<Omit<User, "id" | "is_bot">> {
   id: number;
   /** true: the user already pressed Start, so the bot may write first. Default false, like Telegram. */
   started?: boolean;
 }
 
-export interface GroupSpec {
+interface GroupSpec {
   id?: number;
   title: string;
   type?: "group" | "supergroup";

@@ -3,7 +3,7 @@ import { badRequest } from "./errors.ts";
 import type { ReplyButton, ReplyKeyboardState } from "./types.ts";
 
 /** What a reply_markup does: an inline keyboard echoed on the message, or a change of the reply keyboard. */
-export interface ParsedMarkup {
+interface ParsedMarkup {
   inline: InlineKeyboardMarkup | undefined;
   replyKeyboard: ReplyKeyboardState | "remove" | undefined;
 }

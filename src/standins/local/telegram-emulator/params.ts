@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { Response } from "undici";
 import { badRequest, TelegramApiError } from "./errors.ts";
 
-export interface UploadedFile {
+interface UploadedFile {
   name: string;
   type: string;
   bytes: Buffer;

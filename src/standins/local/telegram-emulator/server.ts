@@ -5,7 +5,7 @@ import { notFound, TelegramApiError, unauthorized } from "./errors.ts";
 import { parseParams, readBody } from "./params.ts";
 import type { World } from "./world.ts";
 
-export interface ServerDeps {
+interface ServerDeps {
   token: string;
   dispatcher: Dispatcher;
   world: World;

@@ -27,8 +27,6 @@ export type ChatEvent =
   | { seq: number; at: number; kind: "callback_answer"; answer: CallbackAnswer }
   | { seq: number; at: number; kind: "chat_action"; action: string };
 
-export type ChatEventKind = ChatEvent["kind"];
-
 /** What answerCallbackQuery recorded for one press. */
 export interface CallbackAnswer {
   queryId: string;

@@ -3,7 +3,7 @@ import type { Update } from "grammy/types";
 /** Telegram's default when allowed_updates is empty or never given. */
 const NOT_BY_DEFAULT = new Set(["chat_member", "message_reaction", "message_reaction_count"]);
 
-export type ParkOutcome = "update" | "timeout" | "aborted" | "terminated";
+type ParkOutcome = "update" | "timeout" | "aborted" | "terminated";
 
 export function updateType(update: Update): string {
   return Object.keys(update).find((key) => key !== "update_id") ?? "unknown";

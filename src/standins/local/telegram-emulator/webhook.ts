@@ -9,7 +9,7 @@ export interface WebhookConfig {
   maxConnections: number;
 }
 
-export interface WebhookOptions {
+interface WebhookOptions {
   retryBaseMs: number;
   retryMaxMs: number;
   timeoutMs: number;

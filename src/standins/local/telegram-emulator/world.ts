@@ -24,7 +24,7 @@ export interface UserState {
   started: boolean;
 }
 
-export interface PendingQuery {
+interface PendingQuery {
   id: string;
   fromId: number;
   chatId: number;

@@ -5,7 +5,7 @@ export const DEFAULT_API_KEY = "sk_sandbox_0000000000000000000000000000000000";
 export const DEFAULT_WEBHOOK_SECRET = "whsec_sandbox_local";
 
 /** Opening balances in minor units (kobo, cents, sats). */
-export const DEFAULT_BALANCES: Record<WalletCurrency, number> = {
+const DEFAULT_BALANCES: Record<WalletCurrency, number> = {
   NGN: 50_000_000,
   KES: 1_000_000,
   BTC: 5_000_000,
@@ -31,7 +31,7 @@ const NGN_WALLET_ACCOUNT = {
   accountName: "Sandbox Payouts Ltd",
 };
 
-export interface AccountSeed {
+interface AccountSeed {
   apiKey: string;
   webhookUrl?: string;
   webhookSecret: string;

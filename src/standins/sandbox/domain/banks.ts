@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 
 /** NGN bank registry (verbatim copy of ../shared/data/banks.json) and the ZA bank-name list. */
 
-export interface NgnBank {
+interface NgnBank {
   bankName: string;
   nipBankCode: string;
 }

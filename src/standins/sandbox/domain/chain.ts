@@ -5,7 +5,7 @@ import type { TransactionRecord } from "./state.ts";
 export const REQUIRED_CONFIRMATIONS = 3;
 
 /** Sandbox-clock time per confirmation, by speed (spec 8: fast 10–30 min, medium 30–60, slow 60+). */
-export const BLOCK_PACE_MS: Record<Speed, number> = {
+const BLOCK_PACE_MS: Record<Speed, number> = {
   fast: 10 * 60_000,
   medium: 20 * 60_000,
   slow: 60 * 60_000,

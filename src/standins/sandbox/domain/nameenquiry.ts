@@ -11,8 +11,8 @@ import { ApiError, badRequest } from "../http/errors.ts";
  * - any other 10-digit number at a known bank → a fixed Nigerian-looking name derived from the digits
  */
 
-export const INVALID_ACCOUNT = "0000000000";
-export const VERIFICATION_FAILS_ACCOUNT = "1111111111";
+const INVALID_ACCOUNT = "0000000000";
+const VERIFICATION_FAILS_ACCOUNT = "1111111111";
 export const STAGING_ACCOUNT = { accountNumber: "0149200000", bankCode: "000013", name: "OLADEJI OLAOLU" };
 
 const FIRST_NAMES = [
@@ -50,7 +50,7 @@ const SURNAMES = [
   "USMAN",
 ];
 
-export interface NameEnquiryResult {
+interface NameEnquiryResult {
   accountName: string;
   accountNumber: string;
   bankCode: string;
@@ -60,7 +60,7 @@ export interface NameEnquiryResult {
 }
 
 /** Name for an account number (bank-independent except for the staging test account). */
-export function nameFor(accountNumber: string, bankCode: string): string {
+function nameFor(accountNumber: string, bankCode: string): string {
   if (accountNumber === STAGING_ACCOUNT.accountNumber && bankCode === STAGING_ACCOUNT.bankCode) {
     return STAGING_ACCOUNT.name;
   }

@@ -207,10 +207,7 @@ export function findLinkOrder(core: Core, orderId: string): LinkOrderRecord | un
 }
 
 /** The order of a method a payer should use now: its PENDING one, else its most recent. */
-export function currentLinkOrder(
-  link: PaymentLinkRecord,
-  method: PaymentMethod,
-): LinkOrderRecord | undefined {
+function currentLinkOrder(link: PaymentLinkRecord, method: PaymentMethod): LinkOrderRecord | undefined {
   const orders = link.orders.filter((order) => order.paymentMethod === method);
   return orders.findLast((order) => order.status === "PENDING") ?? orders.at(-1);
 }

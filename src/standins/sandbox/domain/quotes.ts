@@ -9,14 +9,14 @@ import { type Currency, currencyOf, formatMajor, type Speed, toSafe, type Unit }
 import { decodeInvoice, InvoiceError } from "./invoices.ts";
 import type { Beneficiary, PaymentMethod, QuoteRecord, VirtualAccount } from "./state.ts";
 
-export const LIGHTNING_EXPIRY_MS = 5 * 60_000;
-export const BANKTRANSFER_EXPIRY_MS = 10 * 60_000;
-export const MIN_NGN_PAYOUT_KOBO = 200_000n;
+const LIGHTNING_EXPIRY_MS = 5 * 60_000;
+const BANKTRANSFER_EXPIRY_MS = 10 * 60_000;
+const MIN_NGN_PAYOUT_KOBO = 200_000n;
 export const MIN_ONCHAIN_SATS = 6_000n;
 /** KES, ZAR and GHS payouts: the equivalent of 2 USD. */
-export const MIN_PAYOUT_USD_CENTS = 200n;
+const MIN_PAYOUT_USD_CENTS = 200n;
 /** NGN→ZAR: at least 50 rand (api-behaviour-notes §4). */
-export const MIN_NGN_TO_ZAR_CENTS = 5_000n;
+const MIN_NGN_TO_ZAR_CENTS = 5_000n;
 
 const VIRTUAL_ACCOUNT_BANKS = [
   { bankName: "GLOBUS BANK", bankCode: "000027" },
@@ -138,7 +138,7 @@ function nextVirtualAccount(core: Core): VirtualAccount {
 }
 
 /** The priced amounts of a quote, after its minimum checks (throws "Amount too small"). */
-export interface PricedQuote {
+interface PricedQuote {
   amountInSource: number;
   feesInSource: number;
   amountInTarget: number;

@@ -74,7 +74,7 @@ export interface QuoteRecord {
   paidAt?: number;
 }
 
-export type OrderStatus = "PENDING" | "PAID" | "EXPIRED" | "FAILED";
+type OrderStatus = "PENDING" | "PAID" | "EXPIRED" | "FAILED";
 
 export interface OrderRecord {
   orderId: string;
@@ -85,10 +85,10 @@ export interface OrderRecord {
   updatedAt: number;
 }
 
-export type TransactionStatus = "PENDING" | "SUCCESS" | "FAILED";
-export type TransactionType = "DEPOSIT" | "WITHDRAWAL";
+type TransactionStatus = "PENDING" | "SUCCESS" | "FAILED";
+type TransactionType = "DEPOSIT" | "WITHDRAWAL";
 
-export interface OnchainInfo {
+interface OnchainInfo {
   txid: string;
   speed: Speed;
   confirmations: number;
@@ -126,7 +126,7 @@ export interface TransactionRecord {
   updatedAt: number;
 }
 
-export type LinkOrderStatus = "PENDING" | "SETTLED" | "EXPIRED" | "FAILED" | "CANCELLED";
+type LinkOrderStatus = "PENDING" | "SETTLED" | "EXPIRED" | "FAILED" | "CANCELLED";
 
 export interface LinkOrderRecord {
   id: string;

@@ -2,7 +2,7 @@ import type { Core } from "../core.ts";
 import * as ids from "../ids.ts";
 import type { TransactionRecord } from "./state.ts";
 
-export type NewTransaction = Omit<
+type NewTransaction = Omit<
   TransactionRecord,
   "id" | "metadataId" | "ref" | "walletId" | "createdAt" | "updatedAt"
 >;

@@ -5,7 +5,7 @@ import type { OrderRecord, PaymentLinkRecord, QuoteRecord, TransactionRecord } f
 
 /** Response shapes (spec 2.1–2.7). Records never leave the sandbox un-serialised. */
 
-export function quoteIsValid(core: Core, quote: QuoteRecord): boolean {
+function quoteIsValid(core: Core, quote: QuoteRecord): boolean {
   const order = core.state.orders.get(quote.orderId);
   return quote.paidAt === undefined && order?.status === "PENDING" && core.clock.now() < quote.expiresAt;
 }

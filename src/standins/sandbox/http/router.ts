@@ -35,7 +35,7 @@ interface CompiledRoute extends Route {
   segments: string[];
 }
 
-export type Match =
+type Match =
   | { kind: "found"; route: Route; params: Record<string, string> }
   | { kind: "method-not-allowed"; allowed: string[] }
   | { kind: "not-found" };

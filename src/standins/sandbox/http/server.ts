@@ -8,7 +8,7 @@ import type { HandlerResult, Router } from "./router.ts";
 export const API_PREFIX = "/api/v1";
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export interface HttpDeps {
+interface HttpDeps {
   router: Router;
   faults: Faults;
   logger: Logger;

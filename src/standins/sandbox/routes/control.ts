@@ -61,7 +61,7 @@ const pricesBody = z.object({
     .optional(),
 });
 
-export function deliveryView(record: DeliveryRecord) {
+function deliveryView(record: DeliveryRecord) {
   return {
     id: record.id,
     seq: record.seq,

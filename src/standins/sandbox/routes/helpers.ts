@@ -7,7 +7,7 @@ export function ok(data: unknown, message?: string, extra: Partial<HandlerResult
 }
 
 /** Query parameters as a plain object (first value wins), for zod. */
-export function queryObject(request: RequestContext): Record<string, string> {
+function queryObject(request: RequestContext): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of request.query) if (!(key in out)) out[key] = value;
   return out;

@@ -96,7 +96,7 @@ const btc = z
   );
 
 /** A signet/testnet address: tb1…, m…/n… (P2PKH) or 2… (P2SH). */
-export function isTestnetAddress(address: string): boolean {
+function isTestnetAddress(address: string): boolean {
   return validateAddress(address, Network.testnet);
 }
 

@@ -24,7 +24,7 @@ export function digits(label: string, pattern: RegExp) {
     .regex(pattern, label);
 }
 
-export const MAX_MINOR = 1_000_000_000_000_000n;
+const MAX_MINOR = 1_000_000_000_000_000n;
 
 /**
  * An amount in minor units: an integer number or a string of digits ("200000"), > 0.

@@ -67,7 +67,7 @@ export const withdrawBtcRequest = z.object(
   { error: "The body must be a JSON object" },
 );
 
-export const LINK_PAYMENT_METHODS = ["BANKTRANSFER", "LIGHTNING"] as const;
+const LINK_PAYMENT_METHODS = ["BANKTRANSFER", "LIGHTNING"] as const;
 
 export const paymentLinkRequest = z.object(
   {

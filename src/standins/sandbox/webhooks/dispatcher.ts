@@ -11,13 +11,13 @@ import type { SandboxClock, Scheduler } from "../clock.ts";
  * (at-least-once). First attempts go out strictly in event order.
  */
 
-export interface WebhookTarget {
+interface WebhookTarget {
   url: string;
   secret: string;
   isActive: boolean;
 }
 
-export interface DeliveryAttempt {
+interface DeliveryAttempt {
   attempt: number;
   at: number;
   statusCode: number | null;
@@ -25,7 +25,7 @@ export interface DeliveryAttempt {
   durationMs: number;
 }
 
-export type DeliveryStatus = "queued" | "delivered" | "retrying" | "failed" | "no-webhook";
+type DeliveryStatus = "queued" | "delivered" | "retrying" | "failed" | "no-webhook";
 
 export interface DeliveryRecord {
   id: string;
@@ -41,7 +41,7 @@ export interface DeliveryRecord {
   duplicateOf: string | null;
 }
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   clock: SandboxClock;
   scheduler: Scheduler;
   logger: Logger;

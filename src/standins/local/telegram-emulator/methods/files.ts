@@ -83,7 +83,7 @@ export function documentOf(file: StoredFile) {
 }
 
 /** Width and height of a PNG, JPEG or GIF; undefined when the bytes are not an image Telegram could read. */
-export function imageSize(bytes: Buffer): { width: number; height: number } | undefined {
+function imageSize(bytes: Buffer): { width: number; height: number } | undefined {
   if (bytes.length >= 24 && bytes.readUInt32BE(0) === 0x89504e47)
     return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
   if (bytes.length >= 10 && bytes.toString("latin1", 0, 4) === "GIF8")

@@ -11,7 +11,7 @@ const TEXT_LIMIT = 4096;
 const CAPTION_LIMIT = 1024;
 
 /** Apply parse_mode (HTML is parsed like Telegram; Markdown modes keep the raw text) or explicit entities. */
-export function formatText(
+function formatText(
   params: Params,
   textField: string,
   modeField: string,

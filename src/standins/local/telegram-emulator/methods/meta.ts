@@ -68,7 +68,7 @@ function scopeKey(world: World, params: Params): string {
   return commandKey(scope.type, chatId, userId, language);
 }
 
-export function commandKey(type: string, chatId: number | "", userId: number | "", language: string): string {
+function commandKey(type: string, chatId: number | "", userId: number | "", language: string): string {
   return `${type}:${chatId}:${userId}|${language}`;
 }
 
