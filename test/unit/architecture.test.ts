@@ -65,6 +65,17 @@ function botFolderOf(file: string): string | undefined {
   return /^src\/bot\/([^/]+)\//.exec(file)?.[1];
 }
 
+const isProduct = (file: string) => PRODUCTS.includes(botFolderOf(file) ?? "");
+
+/** "from → to" for every import of a file `from` selects that `forbidden` refuses. */
+function importsWhere(from: (file: string) => boolean, forbidden: (file: string, target: string) => boolean) {
+  return FILES.filter(from).flatMap((file) =>
+    importsOf(file)
+      .filter((target) => forbidden(file, target))
+      .map((target) => `${file} → ${target}`),
+  );
+}
+
 describe("architecture", () => {
   it("finds the source files it checks", () => {
     expect(FILES.length).toBeGreaterThan(100);
@@ -72,41 +83,30 @@ describe("architecture", () => {
   });
 
   it("no product folder of src/bot imports another", () => {
-    const crossings: string[] = [];
-    for (const file of FILES) {
-      const from = botFolderOf(file);
-      if (!from || !PRODUCTS.includes(from)) continue;
-      for (const target of importsOf(file)) {
-        const to = botFolderOf(target);
-        if (to && to !== from && PRODUCTS.includes(to)) crossings.push(`${file} → ${target}`);
-      }
-    }
-    expect(crossings).toEqual([]);
+    expect(
+      importsWhere(
+        (file) => PRODUCTS.includes(botFolderOf(file) ?? ""),
+        (file, target) => isProduct(target) && botFolderOf(target) !== botFolderOf(file),
+      ),
+    ).toEqual([]);
   });
 
   it("the flow kernel and the shared rules import no product and no composition module", () => {
-    const upward: string[] = [];
-    for (const file of FILES) {
-      const from = botFolderOf(file);
-      if (!from || !SHARED.includes(from)) continue;
-      for (const target of importsOf(file)) {
-        const to = botFolderOf(target);
-        if ((to && PRODUCTS.includes(to)) || COMPOSITION.includes(target)) upward.push(`${file} → ${target}`);
-      }
-    }
-    expect(upward).toEqual([]);
+    expect(
+      importsWhere(
+        (file) => SHARED.includes(botFolderOf(file) ?? ""),
+        (_file, target) => isProduct(target) || COMPOSITION.includes(target),
+      ),
+    ).toEqual([]);
   });
 
   it("only the composition modules import the products from the bot's root", () => {
-    const found: string[] = [];
-    for (const file of FILES) {
-      if (!file.startsWith("src/bot/") || botFolderOf(file) || COMPOSITION.includes(file)) continue;
-      for (const target of importsOf(file)) {
-        const to = botFolderOf(target);
-        if (to && PRODUCTS.includes(to)) found.push(`${file} → ${target}`);
-      }
-    }
-    expect(found).toEqual([]);
+    expect(
+      importsWhere(
+        (file) => file.startsWith("src/bot/") && !botFolderOf(file) && !COMPOSITION.includes(file),
+        (_file, target) => isProduct(target),
+      ),
+    ).toEqual([]);
   });
 
   it(`no file in src is over ${MAX_LINES} lines (except those still to split)`, () => {
