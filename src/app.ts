@@ -147,7 +147,6 @@ export async function createBotDeps(
   const deps: BotDeps = {
     config,
     logger,
-    redis,
     api,
     store,
     translator,

@@ -1,6 +1,5 @@
 import type { Conversation, ConversationFlavor } from "@grammyjs/conversations";
 import type { Context, SessionFlavor } from "grammy";
-import type { Redis } from "ioredis";
 import type { PayoutApi } from "../api/index.ts";
 import type { Config } from "../config.ts";
 import type { DeadLetter } from "../events/index.ts";
@@ -13,7 +12,6 @@ import type { ProcessRegistry, Store } from "../store/index.ts";
 export interface BotDeps {
   config: Config;
   logger: Logger;
-  redis: Redis;
   api: PayoutApi;
   store: Store;
   translator: Translator;

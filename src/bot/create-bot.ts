@@ -1,8 +1,6 @@
 import { conversations } from "@grammyjs/conversations";
-import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, type Context, session, type Transformer } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import { CompressedRedisStorage } from "../store/compressed-storage.ts";
 import type { UserRecord } from "../store/users.ts";
 import { fallbackFeature } from "./account/fallback.ts";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.ts";
@@ -84,7 +82,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     session<SessionData, BotContext>({
       initial: () => ({}),
       getSessionKey: chatKey,
-      storage: new RedisAdapter<SessionData>({ instance: deps.redis, ttl: SESSION_TTL_SECONDS }),
+      storage: deps.store.sessionStorage<SessionData>(SESSION_TTL_SECONDS),
     }),
   );
   bot.use(
@@ -94,7 +92,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
         version: CONVERSATION_VERSION,
         prefix: "conv:",
         getStorageKey: chatKey,
-        adapter: new CompressedRedisStorage(deps.redis, CONVERSATION_TTL_SECONDS),
+        adapter: deps.store.conversationStorage(CONVERSATION_TTL_SECONDS),
       },
       // Conversation contexts are rebuilt on every replay: re-install language, deps, the size guard and auto-retry
       // (API calls inside a conversation skip bot.api's transformers).

@@ -3,7 +3,7 @@ import { keys } from "./keys.ts";
 import { LuaScript } from "./script.ts";
 
 /** At most `updates` incoming updates per user per window of `windowMs`, across every process of the bot. */
-interface IncomingLimit {
+export interface IncomingLimit {
   updates: number;
   windowMs: number;
 }

@@ -1,3 +1,4 @@
+import { RedisAdapter } from "@grammyjs/storage-redis";
 import type { Redis } from "ioredis";
 import { AlertRepository } from "./alerts.ts";
 import { ApprovalRepository } from "./approvals.ts";
@@ -5,6 +6,9 @@ import { AuditLog } from "./audit.ts";
 import { BroadcastRepository } from "./broadcasts.ts";
 import { BuyMarkRepository } from "./buy-marks.ts";
 import { CacheRepository } from "./caches.ts";
+import { CompressedRedisStorage } from "./compressed-storage.ts";
+import { OnceRepository } from "./idempotency.ts";
+import { type IncomingLimit, IncomingLimiter } from "./incoming-limit.ts";
 import { MerchantRepository } from "./merchants.ts";
 import { OrderRepository } from "./orders.ts";
 import { PaymentLinkRepository } from "./payment-links.ts";
@@ -54,6 +58,14 @@ export interface Store {
   broadcasts: BroadcastRepository;
   /** The durable Telegram update inbox (src/updates). */
   updates: UpdateRepository;
+  /** Money actions run at most once (runOnce). */
+  once: OnceRepository;
+  /** Per-user flood control of incoming updates. */
+  incomingLimiter(limit: IncomingLimit): IncomingLimiter;
+  /** grammY session storage (small UI state per chat). */
+  sessionStorage<T>(ttlSeconds: number): RedisAdapter<T>;
+  /** Conversation (flow) state, deflated. */
+  conversationStorage<T>(ttlSeconds: number): CompressedRedisStorage<T>;
   /** Whether Redis answers (/health). */
   ping(): Promise<unknown>;
 }
@@ -77,6 +89,10 @@ export function createStore(redis: Redis): Store {
     alerts: new AlertRepository(redis),
     broadcasts: new BroadcastRepository(redis),
     updates: new UpdateRepository(redis),
+    once: new OnceRepository(redis),
+    incomingLimiter: (limit) => new IncomingLimiter(redis, limit),
+    sessionStorage: (ttlSeconds) => new RedisAdapter({ instance: redis, ttl: ttlSeconds }),
+    conversationStorage: (ttlSeconds) => new CompressedRedisStorage(redis, ttlSeconds),
     ping: () => redis.ping(),
   };
 }

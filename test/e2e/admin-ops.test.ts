@@ -119,7 +119,7 @@ describe("ops operations", () => {
     const lock = await claimBroadcast(ops.stack.app.deps.store);
     expect(lock).toBeDefined();
     expect((await ask(ops.group, ops.ada, "/broadcast")).text).toMatch(/already running/);
-    await ops.stack.app.deps.redis.del("broadcast:lock");
+    await ops.stack.redis.del("broadcast:lock");
   });
 
   it("/simulate pays an order in the sandbox (bank transfer of the exact total)", async () => {
@@ -178,7 +178,7 @@ describe("ops operations", () => {
     expect(low.text).toMatch(/NGN wallet is low/);
     expect(low.text).not.toMatch(/BTC wallet/);
     // The check runs in one process at a time (a short lock); this is the next period's run.
-    const redis = ops.stack.app.deps.redis;
+    const redis = ops.stack.redis;
     await redis.del(keys.alertCheckLock());
     await ops.alerts.check();
     expect(await redis.llen(keys.alertQueue())).toBe(0);

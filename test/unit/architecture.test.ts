@@ -124,6 +124,12 @@ describe("architecture", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("the bot gets no Redis client (it imports no ioredis)", () => {
+    expect(FILES.filter((file) => file.startsWith("src/bot/") && /from "ioredis"/.test(text(file)))).toEqual(
+      [],
+    );
+  });
+
   it("the stand-ins (sandbox, Telegram emulator, terminal chat) are loaded only by the process wiring", () => {
     const loaders = FILES.filter(
       (file) =>

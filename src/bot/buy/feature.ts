@@ -3,7 +3,6 @@ import { Composer } from "grammy";
 import { escapeHtml, quoteInput } from "../../i18n/index.ts";
 import { formatMoney } from "../../money/index.ts";
 import { REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
-import { runOnce } from "../../store/index.ts";
 import type { BotContext, FlowContext } from "../context.ts";
 import { describeApiError } from "../flow/api-errors.ts";
 import { enterFlow, FLOWS } from "../flow/enter.ts";
@@ -73,8 +72,7 @@ function buyComposer(): Composer<BotContext> {
     try {
       // A simulated pay-in is a money action in the sandbox too: once per order, never repeated on failure. A press
       // whose process died mid-call is taken over: the sandbox refuses to pay a quote twice ("Quote already paid").
-      await runOnce(
-        deps.redis,
+      await deps.store.once.run(
         "simulate",
         orderId,
         () => deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "NGN", amount: order.pay.amount }),

@@ -1,7 +1,7 @@
 import type { PayoutApiErrorKind, Quote, Speed } from "../../api/index.ts";
 import { createQuoteOnce, PayoutApiError } from "../../api/index.ts";
 import { quoteAmounts } from "../../orders/quote-math.ts";
-import { InFlightError, type OrderRecord, type RunContext, runOnce } from "../../store/index.ts";
+import { InFlightError, type OrderRecord, type RunContext } from "../../store/index.ts";
 import type { BotDeps } from "../context.ts";
 import { shortAddress } from "../rules/bitcoin-address.ts";
 import type { BuyAmount } from "./screens.ts";
@@ -65,7 +65,7 @@ export async function createBuyQuote(deps: BotDeps, input: QuoteInput): Promise<
       const order = await deps.store.orders.create(orderFromQuote(quote, input));
       return { order, ...(quote.estimatedRoutingFee ? { networkFeeSats: quote.estimatedRoutingFee } : {}) };
     };
-    const stored = await runOnce<Stored>(deps.redis, "quote", `buy:${input.key}`, run, {
+    const stored = await deps.store.once.run<Stored>("quote", `buy:${input.key}`, run, {
       ...(deps.processes ? { processes: deps.processes } : {}),
       takeover: true,
     });

@@ -2,7 +2,7 @@ import { createConversation } from "@grammyjs/conversations";
 import { Composer, InlineKeyboard } from "grammy";
 import { escapeHtml } from "../../i18n/index.ts";
 import { REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
-import { InFlightError, RecipientLimitError, runOnce } from "../../store/index.ts";
+import { InFlightError, RecipientLimitError } from "../../store/index.ts";
 import type { BotContext, FlowContext } from "../context.ts";
 import { describeApiError } from "../flow/api-errors.ts";
 import { enterFlow, FLOWS } from "../flow/enter.ts";
@@ -94,8 +94,7 @@ function payoutComposer(): Composer<BotContext> {
     try {
       // A press whose process died mid-call may be taken over: the sandbox refuses a second payment of a quote
       // ("Quote already paid"), so running it again is safe and the user is never left with a dead button.
-      await runOnce(
-        deps.redis,
+      await deps.store.once.run(
         "simulate",
         orderId,
         () => deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" }),

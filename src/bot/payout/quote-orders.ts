@@ -5,7 +5,7 @@ import {
   currencyOfCountry,
   type FiatCurrencyCode,
 } from "../../money/index.ts";
-import { keys, type OrderRecord, type RunContext, runOnce } from "../../store/index.ts";
+import { keys, type OrderRecord, type RunContext } from "../../store/index.ts";
 import type { BotDeps } from "../context.ts";
 import { type BankEntry, type BankSearch, createBankSearch } from "../rules/banks.ts";
 import { customerReferenceFor } from "../rules/customer-reference.ts";
@@ -229,7 +229,7 @@ async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<Qu
     deps.logger.info({ orderId: order.orderId, corridor: input.country, takeover }, "payout quoted");
     return quotedOrder(quote, order, target);
   };
-  return runOnce<QuotedOrder>(deps.redis, "quote", input.key, run, {
+  return deps.store.once.run<QuotedOrder>("quote", input.key, run, {
     ...(deps.processes ? { processes: deps.processes } : {}),
     takeover: true,
   });
@@ -252,8 +252,8 @@ export class QuoteGoneError extends Error {
  * The quote already made under `key` (its record lives a day; a quote holds 5 minutes). Never makes one: with
  * no record the action throws, which runOnce turns back into "no record" (it keeps nothing for a failure).
  */
-export function recordedQuote(deps: Pick<BotDeps, "redis">, key: string): Promise<QuotedOrder> {
-  return runOnce<QuotedOrder>(deps.redis, "quote", key, () => {
+export function recordedQuote(deps: Pick<BotDeps, "store">, key: string): Promise<QuotedOrder> {
+  return deps.store.once.run<QuotedOrder>("quote", key, () => {
     throw new QuoteGoneError(key);
   });
 }
@@ -274,7 +274,7 @@ export function confirmOrder(deps: BotDeps, orderId: string, nowIso: string): Pr
     const order = await deps.store.orders.annotate(orderId, { confirmedAt: nowIso });
     return order ? { ok: true, order } : { ok: false, reason: "gone" };
   };
-  return runOnce(deps.redis, "confirm", orderId, run, {
+  return deps.store.once.run("confirm", orderId, run, {
     ...(deps.processes ? { processes: deps.processes } : {}),
     takeover: true,
     settleMs: 0,

@@ -1,4 +1,3 @@
-import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { PayoutApi, Price } from "../../api/index.ts";
 import {
@@ -8,7 +7,7 @@ import {
   type FiatCurrencyCode,
   isoOf,
 } from "../../money/index.ts";
-import { CacheRepository, keys } from "../../store/index.ts";
+import { type CacheRepository, keys, type Store } from "../../store/index.ts";
 
 /**
  * Spot prices for /price and the buy flow's "about ₦…" hints. One GET /price per currency per ~30 s across all
@@ -75,15 +74,12 @@ export function spotPriceFromApi(country: Country, price: Price, fetchedAt: numb
 
 export class PriceService {
   private readonly inFlight = new Map<Country, Promise<SpotPrice>>();
-  private readonly cache: CacheRepository;
 
   constructor(
     private readonly api: Pick<PayoutApi, "getPrice">,
-    redis: Redis,
+    private readonly cache: CacheRepository,
     private readonly options: { ttlSeconds?: number; now?: () => number } = {},
-  ) {
-    this.cache = new CacheRepository(redis);
-  }
+  ) {}
 
   /** The cached price when fresh, else one API call (shared by concurrent callers). API errors propagate. */
   async get(country: Country): Promise<SpotPrice> {
@@ -116,14 +112,17 @@ export class PriceService {
   }
 }
 
-/** One PriceService per Redis client (handlers and the buy flow share the in-process single flight). */
-const services = new WeakMap<Redis, PriceService>();
+/** One PriceService per store (handlers and the buy flow share the in-process single flight). */
+const services = new WeakMap<CacheRepository, PriceService>();
 
-export function priceServiceFor(deps: { api: Pick<PayoutApi, "getPrice">; redis: Redis }): PriceService {
-  let service = services.get(deps.redis);
+export function priceServiceFor(deps: {
+  api: Pick<PayoutApi, "getPrice">;
+  store: Pick<Store, "caches">;
+}): PriceService {
+  let service = services.get(deps.store.caches);
   if (!service) {
-    service = new PriceService(deps.api, deps.redis);
-    services.set(deps.redis, service);
+    service = new PriceService(deps.api, deps.store.caches);
+    services.set(deps.store.caches, service);
   }
   return service;
 }

@@ -4,7 +4,6 @@ import QRCode from "qrcode";
 import { isPayoutApiError, PAYOUT_API_ERROR_KINDS, PayoutApiError, type Speed } from "../../../api/index.ts";
 import { escapeHtml } from "../../../i18n/index.ts";
 import { formatMoney } from "../../../money/index.ts";
-import { runOnce } from "../../../store/index.ts";
 import type { BotContext, BotDeps, FlowContext, FlowConversation } from "../../context.ts";
 import { describeApiError, validationMessageKey } from "../../flow/api-errors.ts";
 import { FLOWS } from "../../flow/enter.ts";
@@ -137,7 +136,7 @@ async function createLink(
   draft: LinkDraft,
 ): Promise<CreateOutcome> {
   try {
-    return await runOnce(deps.redis, "plink", key, async () => {
+    return await deps.store.once.run("plink", key, async () => {
       const created = await deps.api.createPaymentLink({
         name: draft.name,
         description: draft.description,

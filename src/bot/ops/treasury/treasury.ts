@@ -13,7 +13,7 @@ import { type BankEntry, createBankSearch } from "../../rules/banks.ts";
  */
 const APPROVAL_TTL_MS = 15 * 60_000;
 
-type TreasuryDeps = Pick<BotDeps, "store" | "logger" | "redis"> & {
+type TreasuryDeps = Pick<BotDeps, "store" | "logger"> & {
   api: Pick<BotDeps["api"], "listBanks" | "withdrawNgn" | "withdrawBtc">;
 };
 

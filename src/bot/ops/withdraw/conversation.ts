@@ -1,5 +1,4 @@
 import { createConversation } from "@grammyjs/conversations";
-import { runOnce } from "../../../store/index.ts";
 import type { BotContext, FlowContext, FlowConversation } from "../../context.ts";
 import { FLOWS } from "../../flow/enter.ts";
 import { describePayload, namesFor, renderApprovalCard } from "../treasury/card.ts";
@@ -45,7 +44,7 @@ async function withdrawFlow(conversation: FlowConversation, ctx: FlowContext, ar
   const now = await conversation.now();
   // A double tap or a redelivered update must not post two requests: one per confirm screen.
   const record = await conversation.external(() =>
-    runOnce(deps.redis, "withdraw-request", `${chatId}:${screen.message_id}`, () =>
+    deps.store.once.run("withdraw-request", `${chatId}:${screen.message_id}`, () =>
       requestWithdrawal(deps, { payload: collected.payload, requestedBy: owner, requesterName, chatId, now }),
     ),
   );

@@ -82,9 +82,11 @@ describe("the quote recorded under a key", () => {
   };
 
   it("is read back, never made: no record is an error and leaves nothing behind", async () => {
-    await expect(recordedQuote({ redis }, "7001:42")).rejects.toBeInstanceOf(QuoteGoneError);
+    await expect(recordedQuote({ store: createStore(redis) }, "7001:42")).rejects.toBeInstanceOf(
+      QuoteGoneError,
+    );
     expect(await redis.exists("idem:quote:7001:42")).toBe(0);
     await redis.set("idem:quote:7001:42", JSON.stringify({ state: "done", value: card }));
-    expect(await recordedQuote({ redis }, "7001:42")).toEqual(card);
+    expect(await recordedQuote({ store: createStore(redis) }, "7001:42")).toEqual(card);
   });
 });

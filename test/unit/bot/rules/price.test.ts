@@ -13,7 +13,7 @@ import {
 import { createTranslator } from "../../../../src/i18n/index.ts";
 import { silentLogger } from "../../../../src/log/logger.ts";
 import { type Sandbox, startSandbox } from "../../../../src/standins/sandbox/index.ts";
-import { keys } from "../../../../src/store/index.ts";
+import { CacheRepository, keys } from "../../../../src/store/index.ts";
 import { freshRedis } from "../../../support/redis.ts";
 
 let sandbox: Sandbox;
@@ -99,7 +99,7 @@ describe("spot prices in minor units", () => {
 describe("PriceService cache", () => {
   it("serves a burst with one API call and keeps the price ~30 s in Redis", async () => {
     const { calls, client } = countingApi();
-    const service = new PriceService(client, redis);
+    const service = new PriceService(client, new CacheRepository(redis));
     const burst = await Promise.all(Array.from({ length: 10 }, () => service.get("ZA")));
     expect(calls).toEqual(["ZAR"]);
     expect(new Set(burst.map((price) => price.perBtc))).toEqual(new Set([180_000_000]));
@@ -110,7 +110,7 @@ describe("PriceService cache", () => {
 
     // Another process (another service instance) reads the same cache.
     const other = countingApi();
-    await new PriceService(other.client, redis).get("ZA");
+    await new PriceService(other.client, new CacheRepository(redis)).get("ZA");
     expect(other.calls).toEqual([]);
 
     // Once the cache entry is gone, the next call asks the API again.
@@ -127,7 +127,9 @@ describe("PriceService cache", () => {
         ),
     };
     await redis.del(keys.priceCache("GHS"));
-    await expect(new PriceService(failing, redis).get("GH")).rejects.toBeInstanceOf(PayoutApiError);
+    await expect(new PriceService(failing, new CacheRepository(redis)).get("GH")).rejects.toBeInstanceOf(
+      PayoutApiError,
+    );
     expect(await redis.exists(keys.priceCache("GHS"))).toBe(0);
   });
 });
