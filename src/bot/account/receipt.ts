@@ -1,5 +1,5 @@
 import { Composer } from "grammy";
-import { RECEIPT_CALLBACK_PATTERN, renderReceipt } from "../../orders/index.ts";
+import { parseOrderCallback, RECEIPT_CALLBACK_PATTERN, renderReceipt } from "../../orders/index.ts";
 import type { BotContext } from "../context.ts";
 import type { Feature } from "../flow/feature.ts";
 
@@ -10,7 +10,7 @@ import type { Feature } from "../flow/feature.ts";
 function receiptComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   composer.callbackQuery(RECEIPT_CALLBACK_PATTERN, async (ctx) => {
-    const orderId = ctx.match[1] ?? "";
+    const orderId = parseOrderCallback(ctx.callbackQuery.data)?.orderId ?? "";
     const order = await ctx.deps.store.orders.get(orderId);
     if (!order || order.userId !== ctx.from.id) {
       await ctx.answerCallbackQuery({ text: ctx.t("status:toast.receipt_not_found") });

@@ -1,4 +1,4 @@
-import { defineCallbackData, oneOf } from "../flow/callback-data.ts";
+import { defineCallbackData, oneOf } from "../../telegram/callback-data.ts";
 
 /**
  * Buy-bitcoin buttons: "buy:<action>:<value>".

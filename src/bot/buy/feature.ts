@@ -2,7 +2,7 @@ import { createConversation } from "@grammyjs/conversations";
 import { Composer } from "grammy";
 import { escapeHtml, quoteInput } from "../../i18n/index.ts";
 import { formatMoney } from "../../money/index.ts";
-import { REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
+import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
 import type { BotContext, FlowContext } from "../context.ts";
 import { describeApiError } from "../flow/api-errors.ts";
 import { enterFlow, FLOWS } from "../flow/enter.ts";
@@ -101,7 +101,7 @@ function buyComposer(): Composer<BotContext> {
 
   // "New quote" on an expired buy: same address, speed and sats; the payout feature handles payout orders.
   composer.callbackQuery(REQUOTE_CALLBACK_PATTERN, async (ctx, next) => {
-    const orderId = ctx.match[1] ?? "";
+    const orderId = parseOrderCallback(ctx.callbackQuery.data)?.orderId ?? "";
     const order = await ctx.deps.store.orders.get(orderId);
     if (order?.kind !== "buy") return next();
     if (order.userId !== ctx.from.id) {

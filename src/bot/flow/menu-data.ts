@@ -1,7 +1,5 @@
 import { LANGUAGES } from "../../i18n/languages.ts";
-import { defineCallbackData, oneOf } from "./callback-data.ts";
-
-export * from "./callback-data.ts";
+import { defineCallbackData, oneOf } from "../../telegram/callback-data.ts";
 
 /** Main menu entries. */
 export const menuData = defineCallbackData("menu", {

@@ -1,5 +1,5 @@
 import { COUNTRIES } from "../../money/index.ts";
-import { defineCallbackData, ID, int, oneOf } from "../flow/callback-data.ts";
+import { defineCallbackData, ID, int, oneOf } from "../../telegram/callback-data.ts";
 
 /**
  * Buttons of the payout flow. Every prefix starts with "po-"; values are short codes or the API's order id,

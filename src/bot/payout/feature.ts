@@ -1,7 +1,7 @@
 import { createConversation } from "@grammyjs/conversations";
 import { Composer, InlineKeyboard } from "grammy";
 import { escapeHtml } from "../../i18n/index.ts";
-import { REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
+import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
 import { InFlightError, RecipientLimitError } from "../../store/index.ts";
 import type { BotContext, FlowContext } from "../context.ts";
 import { describeApiError } from "../flow/api-errors.ts";
@@ -56,7 +56,7 @@ function payoutComposer(): Composer<BotContext> {
 
   composer.callbackQuery(REQUOTE_CALLBACK_PATTERN, async (ctx) => {
     await ctx.answerCallbackQuery();
-    const orderId = ctx.match[1] ?? "";
+    const orderId = parseOrderCallback(ctx.callbackQuery.data)?.orderId ?? "";
     if (ctx.callbackQuery.message) await ctx.editMessageReplyMarkup().catch(() => undefined);
     await enterPayout(ctx, { requoteOrderId: orderId, requoteKey: ctx.callbackQuery.id });
   });

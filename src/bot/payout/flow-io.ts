@@ -1,6 +1,6 @@
 import { type Context, GrammyError, type InlineKeyboard } from "grammy";
 import { PayoutApiError } from "../../api/index.ts";
-import { REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
+import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
 import type { BotDeps, FlowContext, FlowConversation } from "../context.ts";
 import { telegramOnce } from "../flow/telegram-once.ts";
 import { PAYOUT_FLOW_DATA } from "./callback-data.ts";
@@ -196,8 +196,12 @@ export class FlowIo {
       if (query) {
         const data = query.data ?? "";
         const onScreen = query.message?.message_id === this.screenId;
-        const requote = REQUOTE_CALLBACK_PATTERN.exec(data);
-        if (onScreen && (PAYOUT_FLOW_DATA.test(data) || (requote && requote[1] === options.requoteOrderId))) {
+        const requote = REQUOTE_CALLBACK_PATTERN.test(data) ? parseOrderCallback(data) : undefined;
+        if (
+          onScreen &&
+          (PAYOUT_FLOW_DATA.test(data) ||
+            (requote !== undefined && requote.orderId === options.requoteOrderId))
+        ) {
           const toast = options.toast;
           await this.telegram(async (outside) => {
             const text = toast?.(data);

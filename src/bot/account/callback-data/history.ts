@@ -1,4 +1,4 @@
-import { defineCallbackData, ID, int, oneOf } from "../../flow/callback-data.ts";
+import { defineCallbackData, ID, int, oneOf } from "../../../telegram/callback-data.ts";
 
 /**
  * /history buttons: "hist:<action>:<value>".

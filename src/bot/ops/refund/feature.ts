@@ -1,6 +1,6 @@
 import { createConversation } from "@grammyjs/conversations";
 import { Composer } from "grammy";
-import { offersRefund, REFUND_CALLBACK_PATTERN } from "../../../orders/index.ts";
+import { offersRefund, parseOrderCallback, REFUND_CALLBACK_PATTERN } from "../../../orders/index.ts";
 import { RETRYABLE_REFUND_STATES } from "../../../store/index.ts";
 import type { BotContext, FlowContext } from "../../context.ts";
 import { FLOWS } from "../../flow/enter.ts";
@@ -15,7 +15,7 @@ import { type RefundArgs, refundFlow } from "./conversation.ts";
 function refundComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
   composer.callbackQuery(REFUND_CALLBACK_PATTERN, async (ctx) => {
-    const orderId = ctx.match[1] ?? "";
+    const orderId = parseOrderCallback(ctx.callbackQuery.data)?.orderId ?? "";
     const order = await ctx.deps.store.orders.get(orderId);
     if (!order || order.userId !== ctx.from.id || ctx.chat?.type !== "private") {
       await ctx.answerCallbackQuery({ text: ctx.t("refund:toast.not_found") });
