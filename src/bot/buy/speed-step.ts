@@ -1,8 +1,6 @@
-import { InlineKeyboard } from "grammy";
 import type { Speed } from "../../api/index.ts";
 import type { FlowContext, FlowConversation } from "../context.ts";
-import { cancelButton } from "../flow/main-menu.ts";
-import { settleScreen } from "../flow/screen.ts";
+import { screenKeyboard, settleScreen } from "../flow/screen.ts";
 import { isSpeed, SPEEDS } from "../rules/onchain.ts";
 import { buyData } from "./callback-data.ts";
 import { waitForInput } from "./screens.ts";
@@ -12,12 +10,11 @@ const speedLabel = (ctx: Pick<FlowContext, "t">, speed: Speed) => ctx.t(`buy:spe
 
 /** Step 2: slow / medium / fast, each with its expected time. */
 export async function askSpeed(conversation: FlowConversation, ctx: FlowContext): Promise<Speed> {
-  const keyboard = InlineKeyboard.from([
-    ...SPEEDS.map((speed) => [
-      InlineKeyboard.text(speedLabel(ctx, speed), buyData.pack({ action: "speed", value: speed })),
-    ]),
-    [cancelButton(ctx.t)],
-  ]);
+  const keyboard = screenKeyboard(
+    ctx,
+    buyData,
+    SPEEDS.map((speed) => [{ label: speedLabel(ctx, speed), action: "speed", value: speed }]),
+  );
   const prompt = await ctx.reply(ctx.t("buy:speed.prompt"), { parse_mode: "HTML", reply_markup: keyboard });
   for (;;) {
     const input = await waitForInput(conversation, {

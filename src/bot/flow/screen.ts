@@ -1,5 +1,6 @@
-import type { InlineKeyboard } from "grammy";
+import { InlineKeyboard } from "grammy";
 import type { FlowContext, FlowConversation } from "../context.ts";
+import { cancelButton } from "./main-menu.ts";
 
 /**
  * The flow kernel's one "wait for this screen's input" loop, used by every conversation that waits on plain
@@ -40,6 +41,38 @@ export interface Screen {
    * That update then goes to the normal handlers, as if no flow were active.
    */
   deadline?: number;
+}
+
+/** A button of a screen: its label, and the action and value its callback data carries. */
+export interface ScreenButton {
+  label: string;
+  action: string;
+  value?: string;
+}
+
+interface ButtonCodec {
+  pack(data: { action: string; value: string }): string;
+}
+
+/** A screen's rows of buttons packed with its codec, and ❌ under them. */
+export function screenKeyboard(
+  ctx: Pick<FlowContext, "t">,
+  codec: ButtonCodec,
+  rows: readonly (readonly ScreenButton[])[],
+): InlineKeyboard {
+  return InlineKeyboard.from([
+    ...rows.map((row) =>
+      row.map((button) =>
+        InlineKeyboard.text(button.label, codec.pack({ action: button.action, value: button.value ?? "" })),
+      ),
+    ),
+    [cancelButton(ctx.t)],
+  ]);
+}
+
+/** The actions a screen's buttons carry (what waitForScreen should accept). */
+export function actionsOf(rows: readonly (readonly ScreenButton[])[]): string[] {
+  return [...new Set(rows.flat().map((button) => button.action))];
 }
 
 export type ScreenInput =

@@ -1,10 +1,15 @@
-import { InlineKeyboard } from "grammy";
 import type { Speed } from "../../../api/index.ts";
 import { quoteInput } from "../../../i18n/index.ts";
 import { formatMoney, parseAmount } from "../../../money/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
-import { cancelButton } from "../../flow/main-menu.ts";
-import { clearButtons, type ScreenInput, waitForScreen } from "../../flow/screen.ts";
+import {
+  actionsOf,
+  clearButtons,
+  type ScreenButton,
+  type ScreenInput,
+  screenKeyboard,
+  waitForScreen,
+} from "../../flow/screen.ts";
 import { addressPrefixesText, checkBitcoinAddress } from "../../rules/bitcoin-address.ts";
 import { MIN_ONCHAIN_SATS, SPEEDS } from "../../rules/onchain.ts";
 import { minorFor, priceServiceFor } from "../../rules/price.ts";
@@ -13,31 +18,22 @@ import { newlinkData } from "../callback-data.ts";
 /** Room for the API's ~0.6% fee above the smallest on-chain settlement. */
 const FEE_ROOM = 1.01;
 
-type Button = { label: string; action: string; value?: string };
-
 /** One step: a prompt with optional buttons (always ❌) that accepts text and/or those buttons. */
 export async function ask(
   conversation: FlowConversation,
   ctx: FlowContext,
   text: string,
-  options: { buttons?: Button[][]; acceptText?: boolean; hint?: string } = {},
+  options: { buttons?: ScreenButton[][]; acceptText?: boolean; hint?: string } = {},
 ): Promise<ScreenInput> {
-  const rows = (options.buttons ?? []).map((row) =>
-    row.map((button) =>
-      InlineKeyboard.text(
-        button.label,
-        newlinkData.pack({ action: button.action, value: button.value ?? "" }),
-      ),
-    ),
-  );
+  const rows = options.buttons ?? [];
   const prompt = await ctx.reply(text, {
     parse_mode: "HTML",
-    reply_markup: InlineKeyboard.from([...rows, [cancelButton(ctx.t)]]),
+    reply_markup: screenKeyboard(ctx, newlinkData, rows),
   });
   const input = await waitForScreen(conversation, {
     codec: newlinkData,
     messageId: prompt.message_id,
-    actions: [...new Set((options.buttons ?? []).flat().map((button) => button.action))],
+    actions: actionsOf(rows),
     acceptText: options.acceptText ?? true,
     hint: (current) => options.hint ?? current.t("merchant:newlink.hint"),
   });

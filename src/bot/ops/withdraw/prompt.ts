@@ -1,8 +1,12 @@
-import { InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
 import type { FlowContext, FlowConversation } from "../../context.ts";
-import { cancelButton } from "../../flow/main-menu.ts";
-import { type ScreenInput, waitForScreen } from "../../flow/screen.ts";
+import {
+  actionsOf,
+  type ScreenButton,
+  type ScreenInput,
+  screenKeyboard,
+  waitForScreen,
+} from "../../flow/screen.ts";
 import { withdrawData } from "../callback-data.ts";
 
 /**
@@ -52,26 +56,17 @@ export async function askButtons(
   ctx: FlowContext,
   owner: number,
   text: string,
-  rows: Array<Array<{ label: string; action: string; value?: string }>>,
+  rows: ScreenButton[][],
   options: { acceptText?: boolean } = {},
 ): Promise<{ screen: Message; input: ScreenInput }> {
-  const keyboard = InlineKeyboard.from([
-    ...rows.map((row) =>
-      row.map((button) =>
-        InlineKeyboard.text(
-          button.label,
-          withdrawData.pack({ action: button.action, value: button.value ?? "" }),
-        ),
-      ),
-    ),
-    [cancelButton(ctx.t)],
-  ]);
-  const screen = await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
-  const actions = [...new Set(rows.flat().map((button) => button.action))];
+  const screen = await ctx.reply(text, {
+    parse_mode: "HTML",
+    reply_markup: screenKeyboard(ctx, withdrawData, rows),
+  });
   const input = await waitForScreen(conversation, {
     codec: withdrawData,
     messageId: screen.message_id,
-    actions,
+    actions: actionsOf(rows),
     acceptText: options.acceptText ?? false,
     owner,
     hint: (current) => current.t("admin:flow.button_hint"),
