@@ -16,9 +16,11 @@ import { cancelButton } from "./main-menu.ts";
  *   waiting. Commands that are not flow escapes (/cancel and menu commands are handled before the flow by the
  *   cancel feature) go on to their handlers, or get the hint when the screen says `commands: "hint"`.
  */
+/** A screen's callback data: "<prefix>:<action>:<value>" (defineCallbackData with those two fields). */
 interface Codec {
   filter(): RegExp;
   unpack(data: string): { action: string; value?: string };
+  pack(data: { action: string; value: string }): string;
 }
 
 export interface Screen {
@@ -50,14 +52,10 @@ export interface ScreenButton {
   value?: string;
 }
 
-interface ButtonCodec {
-  pack(data: { action: string; value: string }): string;
-}
-
 /** A screen's rows of buttons packed with its codec, and ❌ under them. */
 export function screenKeyboard(
   ctx: Pick<FlowContext, "t">,
-  codec: ButtonCodec,
+  codec: Codec,
   rows: readonly (readonly ScreenButton[])[],
 ): InlineKeyboard {
   return InlineKeyboard.from([
@@ -71,7 +69,7 @@ export function screenKeyboard(
 }
 
 /** The actions a screen's buttons carry (what waitForScreen should accept). */
-export function actionsOf(rows: readonly (readonly ScreenButton[])[]): string[] {
+function actionsOf(rows: readonly (readonly ScreenButton[])[]): string[] {
   return [...new Set(rows.flat().map((button) => button.action))];
 }
 
@@ -122,6 +120,32 @@ export async function waitForScreen(conversation: FlowConversation, screen: Scre
       ...(keyboard ? { reply_markup: keyboard } : {}),
     });
   }
+}
+
+/**
+ * Send a screen of buttons (with ❌ under them) and wait for its input; a button press is answered. Returns the
+ * screen's message id with the input.
+ */
+export async function askScreen(
+  conversation: FlowConversation,
+  ctx: FlowContext,
+  screen: Omit<Screen, "messageId" | "actions"> & {
+    text: string;
+    rows: readonly (readonly ScreenButton[])[];
+  },
+): Promise<{ messageId: number; input: ScreenInput }> {
+  const { text, rows, ...waiting } = screen;
+  const sent = await ctx.reply(text, {
+    parse_mode: "HTML",
+    reply_markup: screenKeyboard(ctx, screen.codec, rows),
+  });
+  const input = await waitForScreen(conversation, {
+    ...waiting,
+    messageId: sent.message_id,
+    actions: actionsOf(rows),
+  });
+  if (input.kind === "button") await input.ctx.answerCallbackQuery();
+  return { messageId: sent.message_id, input };
 }
 
 /** Remove a screen's buttons once it was acted on (it may already be gone or unchanged: not an error). */

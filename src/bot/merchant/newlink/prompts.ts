@@ -2,14 +2,7 @@ import type { Speed } from "../../../api/index.ts";
 import { quoteInput } from "../../../i18n/index.ts";
 import { formatMoney, parseAmount } from "../../../money/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
-import {
-  actionsOf,
-  clearButtons,
-  type ScreenButton,
-  type ScreenInput,
-  screenKeyboard,
-  waitForScreen,
-} from "../../flow/screen.ts";
+import { askScreen, clearButtons, type ScreenButton, type ScreenInput } from "../../flow/screen.ts";
 import { addressPrefixesText, checkBitcoinAddress } from "../../rules/bitcoin-address.ts";
 import { MIN_ONCHAIN_SATS, SPEEDS } from "../../rules/onchain.ts";
 import { minorFor, priceServiceFor } from "../../rules/price.ts";
@@ -25,20 +18,14 @@ export async function ask(
   text: string,
   options: { buttons?: ScreenButton[][]; acceptText?: boolean; hint?: string } = {},
 ): Promise<ScreenInput> {
-  const rows = options.buttons ?? [];
-  const prompt = await ctx.reply(text, {
-    parse_mode: "HTML",
-    reply_markup: screenKeyboard(ctx, newlinkData, rows),
-  });
-  const input = await waitForScreen(conversation, {
+  const { messageId, input } = await askScreen(conversation, ctx, {
+    text,
+    rows: options.buttons ?? [],
     codec: newlinkData,
-    messageId: prompt.message_id,
-    actions: actionsOf(rows),
     acceptText: options.acceptText ?? true,
     hint: (current) => options.hint ?? current.t("merchant:newlink.hint"),
   });
-  if (input.kind === "button") await input.ctx.answerCallbackQuery();
-  await clearButtons(input.ctx, prompt.message_id);
+  await clearButtons(input.ctx, messageId);
   return input;
 }
 

@@ -27,7 +27,7 @@ async function withdrawFlow(conversation: FlowConversation, ctx: FlowContext, ar
 
   let current = collected.ctx;
   const summary = describePayload(collected.payload, current).join("\n");
-  const { screen, input } = await askButtons(
+  const { messageId, input } = await askButtons(
     conversation,
     current,
     owner,
@@ -35,7 +35,7 @@ async function withdrawFlow(conversation: FlowConversation, ctx: FlowContext, ar
     [[{ label: current.t("admin:withdraw.confirm_button"), action: "confirm" }]],
   );
   current = input.ctx;
-  await current.api.editMessageReplyMarkup(chatId, screen.message_id).catch(() => undefined);
+  await current.api.editMessageReplyMarkup(chatId, messageId).catch(() => undefined);
 
   const deps = current.deps;
   const requesterName = current.from?.username
@@ -44,7 +44,7 @@ async function withdrawFlow(conversation: FlowConversation, ctx: FlowContext, ar
   const now = await conversation.now();
   // A double tap or a redelivered update must not post two requests: one per confirm screen.
   const record = await conversation.external(() =>
-    deps.store.once.run("withdraw-request", `${chatId}:${screen.message_id}`, () =>
+    deps.store.once.run("withdraw-request", `${chatId}:${messageId}`, () =>
       requestWithdrawal(deps, { payload: collected.payload, requestedBy: owner, requesterName, chatId, now }),
     ),
   );

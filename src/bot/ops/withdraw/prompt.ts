@@ -1,12 +1,5 @@
-import type { Message } from "grammy/types";
 import type { FlowContext, FlowConversation } from "../../context.ts";
-import {
-  actionsOf,
-  type ScreenButton,
-  type ScreenInput,
-  screenKeyboard,
-  waitForScreen,
-} from "../../flow/screen.ts";
+import { askScreen, type ScreenButton, type ScreenInput, waitForScreen } from "../../flow/screen.ts";
 import { withdrawData } from "../callback-data.ts";
 
 /**
@@ -58,19 +51,13 @@ export async function askButtons(
   text: string,
   rows: ScreenButton[][],
   options: { acceptText?: boolean } = {},
-): Promise<{ screen: Message; input: ScreenInput }> {
-  const screen = await ctx.reply(text, {
-    parse_mode: "HTML",
-    reply_markup: screenKeyboard(ctx, withdrawData, rows),
-  });
-  const input = await waitForScreen(conversation, {
+): Promise<{ messageId: number; input: ScreenInput }> {
+  return askScreen(conversation, ctx, {
+    text,
+    rows,
     codec: withdrawData,
-    messageId: screen.message_id,
-    actions: actionsOf(rows),
     acceptText: options.acceptText ?? false,
     owner,
     hint: (current) => current.t("admin:flow.button_hint"),
   });
-  if (input.kind === "button") await input.ctx.answerCallbackQuery();
-  return { screen, input };
 }
