@@ -1,8 +1,8 @@
 import { Api } from "grammy";
 import { createTranslator } from "../src/i18n/index.ts";
-import { startTelegramEmulator } from "../src/local/telegram-emulator/index.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { renderStatusCard } from "../src/orders/index.ts";
+import { startTelegramEmulator } from "../src/standins/local/telegram-emulator/index.ts";
 import { createStore, keys } from "../src/store/index.ts";
 import { intOption } from "./lib/args.ts";
 import { spawnChild } from "./lib/child.ts";

@@ -1,6 +1,6 @@
 import type { Bot, Context } from "grammy";
 import { createBot } from "../src/bot/create-bot.ts";
-import { allFeatures } from "../src/bot/features/index.ts";
+import { allFeatures } from "../src/bot/features.ts";
 import { createTelegramTransformers } from "../src/bot/telegram-transformers.ts";
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";

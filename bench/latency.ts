@@ -1,4 +1,4 @@
-import { allFeatures } from "../src/bot/features/index.ts";
+import { allFeatures } from "../src/bot/features.ts";
 import { createTelegramTransformers } from "../src/bot/telegram-transformers.ts";
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";

@@ -23,7 +23,7 @@ const { values: flags } = parseArgs({
 const outDir = resolve(root, flags["out-dir"]);
 
 /** Files read at run time through `new URL("…", import.meta.url)`, relative to src/. */
-const ASSETS = ["sandbox/data/banks.json"];
+const ASSETS = ["standins/sandbox/data/banks.json"];
 
 rmSync(outDir, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");

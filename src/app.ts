@@ -4,16 +4,16 @@ import { type Bot, BotError } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
 import { createPayoutApi, type PayoutApi, ServerClock } from "./api/index.ts";
+import { createRateAlertChecker, type RateAlertChecker } from "./bot/account/alerts/checker.ts";
+import { createRepeatsJob } from "./bot/account/repeats/job.ts";
 import { publishCommandMenus } from "./bot/commands.ts";
-import type { BotContext, BotDeps } from "./bot/context.ts";
+import type { BotContext, BotDeps, OpsPorts } from "./bot/context.ts";
 import { createBot } from "./bot/create-bot.ts";
-import { allFeatures, type Feature } from "./bot/features/index.ts";
-import { createMerchantFeed } from "./bot/features/merchant/index.ts";
-import { createDeliverMissing } from "./bot/features/recovery/index.ts";
-import { createRateAlertChecker, type RateAlertChecker } from "./bot/payout/alerts/checker.ts";
-import { createRepeatsJob } from "./bot/payout/repeats/job.ts";
-import { type Alerts, createAlerts } from "./bot/services/alerts.ts";
-import { onRefundWithdrawalEvent } from "./bot/services/refunds.ts";
+import { allFeatures, type Feature } from "./bot/features.ts";
+import { createMerchantFeed } from "./bot/merchant/feature.ts";
+import { type Alerts, createAlerts } from "./bot/ops/alerts/alerts.ts";
+import { onRefundWithdrawalEvent } from "./bot/ops/refund/settlement.ts";
+import { createDeliverMissing } from "./bot/recovery.ts";
 import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
 import type { Config } from "./config.ts";
 import {
@@ -48,7 +48,7 @@ import {
  * end-to-end harness) build an App from a validated Config and a connected Redis, so tests run the bot exactly as
  * production wires it.
  */
-export interface AppOptions {
+interface AppOptions {
   config: Config;
   logger: Logger;
   redis: Redis;
@@ -113,7 +113,7 @@ export interface App {
 }
 
 /** What the bot is built from, made once the way production makes it (createApp; the benches reuse it). */
-export interface BotParts {
+interface BotParts {
   deps: BotDeps;
   api: PayoutApi;
   store: Store;
@@ -126,6 +126,7 @@ export interface BotParts {
 
 export async function createBotDeps(
   options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy" | "now">,
+  wiring: Pick<BotDeps, "ops" | "processes"> = {},
 ): Promise<BotParts> {
   const { config, logger, redis } = options;
   const metrics = createMetrics({ defaultMetrics: true });
@@ -152,7 +153,6 @@ export async function createBotDeps(
   const deps: BotDeps = {
     config,
     logger,
-    redis,
     api,
     store,
     translator,
@@ -164,18 +164,38 @@ export async function createBotDeps(
         metrics.handlerLatency.observe({ type }, seconds);
       },
     },
+    ...wiring,
   };
   return { deps, api, store, translator, accountLanguage, metrics, transformers };
 }
 
 export async function createApp(options: AppOptions): Promise<App> {
   const { config, logger, redis } = options;
-  const { deps, api, store, translator, accountLanguage, metrics, transformers } =
-    await createBotDeps(options);
   // One heartbeat per process (store/processes.ts): delivery locks, update leases and pending quote claims name it,
   // so another process tells a dead owner from a busy one. Started first, stopped after everything using it.
   const processes = new ProcessRegistry(redis);
-  deps.processes = processes;
+  // The events pipeline is built from the bot (its Api) and the bot's ops commands use the pipeline: these ports
+  // call into it once it exists (it does before the first update is handled).
+  let pipeline: EventsPipeline | undefined;
+  const built = () => {
+    if (!pipeline) throw new Error("events pipeline used before it was built");
+    return pipeline;
+  };
+  const ops: OpsPorts = {
+    deadLetters: {
+      list: (limit) => built().deadLetters.list(limit),
+      replay: (id) => built().deadLetters.replay(id),
+    },
+    stats: () => built().stats(),
+    recheckOrder: (orderId) => built().recheckOrder(orderId),
+  };
+  const { deps, api, store, translator, accountLanguage, metrics, transformers } = await createBotDeps(
+    options,
+    {
+      ops,
+      processes,
+    },
+  );
   // Every Telegram call made while an update is handled is recorded at the HTTP client (exactly once out).
   const recorder = createCallRecorder(store.updates, logger);
   const bot = createBot(deps, {
@@ -228,9 +248,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     afterTick: () => repeats.sendDue(),
     processes,
   });
-  deps.ops = events;
+  pipeline = events;
   const rateAlerts = createRateAlertChecker({
-    redis,
     store,
     api,
     telegram: bot.api,

@@ -98,7 +98,7 @@ const booleanFlag = (fallback: boolean) =>
       .transform((value) => (value === undefined ? fallback : ["true", "1", "yes"].includes(value))),
   );
 
-export const configSchema = z
+const configSchema = z
   .object({
     NODE_ENV: z.preprocess(
       emptyToUndefined,

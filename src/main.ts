@@ -4,11 +4,11 @@ import pino from "pino";
 import { type App, createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { EnvFileError, loadEnvFile } from "./env-file.ts";
-import { redisServerAvailable, startPrivateRedis } from "./local/redis-server.ts";
-import type { TelegramEmulator } from "./local/telegram-emulator/index.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
 import { connectDependency, DependencyError, originOf } from "./ops/dependencies.ts";
-import type { Sandbox } from "./sandbox/index.ts";
+import { redisServerAvailable, startPrivateRedis } from "./standins/local/redis-server.ts";
+import type { TelegramEmulator } from "./standins/local/telegram-emulator/index.ts";
+import type { Sandbox } from "./standins/sandbox/index.ts";
 import { connectRedis } from "./store/connection.ts";
 
 /** From SIGTERM to exit at most; /readyz answers 503 for the first DRAIN_MS of it. */
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     storage.kind === "redis"
       ? connectRedis(storage.url)
       : // Lazy: production never loads the in-memory stand-in.
-        await (await import("./local/memory-redis.ts")).createMemoryRedis();
+        await (await import("./standins/local/memory-redis.ts")).createMemoryRedis();
   // ioredis reconnects by itself (through the Sentinels too); say so instead of letting it print to stderr.
   redis.on("error", (error: Error) => logger.warn({ err: error }, "redis connection error; reconnecting"));
   cleanups.unshift(() => redis.quit());
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   };
   if (config.payout.embeddedSandbox) {
     // Imported only when embedded: a production process never loads the sandbox (nor the emulator below).
-    const { DEFAULT_WEBHOOK_SECRET, startSandbox } = await import("./sandbox/index.ts");
+    const { DEFAULT_WEBHOOK_SECRET, startSandbox } = await import("./standins/sandbox/index.ts");
     sandbox = await startSandbox({
       port: 0,
       webhookSecret: config.payout.webhookSecret ?? DEFAULT_WEBHOOK_SECRET,
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
 
   let emulator: TelegramEmulator | undefined;
   let runtimeConfig: Config = config;
-  const local = config.localMode ? await import("./local/launch.ts") : undefined;
+  const local = config.localMode ? await import("./standins/local/launch.ts") : undefined;
   if (local) {
     emulator = await local.startLocalTelegram();
     cleanups.unshift(() => emulator!.close());

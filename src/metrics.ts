@@ -9,7 +9,7 @@ import type { PayoutApiCall } from "./api/index.ts";
 export type WebhookOutcome = "accepted" | "duplicate" | "forged" | "malformed" | "ignored" | "error";
 
 /** Job counts of one queue, read at scrape time. */
-export type QueueCountsSource = () => Promise<Record<string, Record<string, number>>>;
+type QueueCountsSource = () => Promise<Record<string, Record<string, number>>>;
 
 export interface Metrics {
   registry: Registry;

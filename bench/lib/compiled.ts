@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
  * Bench parts measured as production runs them: src/ and bench/ compiled by tsc (same options as the production
  * build, scripts/build.mjs + tsconfig.build.json) into .tmp/bench-compiled/, run by plain `node` without tsx.
  * The layout mirrors the repository (src/i18n reads ../../locales), so locales/ is linked beside src/ and the
- * runtime files the production build copies (src/sandbox/data) are copied too.
+ * runtime files the production build copies (src/standins/sandbox/data) are copied too.
  */
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const COMPILED_DIR = join(REPO_ROOT, ".tmp", "bench-compiled");

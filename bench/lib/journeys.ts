@@ -1,8 +1,8 @@
-import type { Feature } from "../../src/bot/features/index.ts";
+import type { Feature } from "../../src/bot/features.ts";
 import type { Step } from "./runner.ts";
 
 /**
- * The scripted journeys. Buttons are pressed by their callback_data (src/bot/callback-data/), never by their
+ * The scripted journeys. Buttons are pressed by their callback_data (the callback-data.ts of each product folder in src/bot/), never by their
  * localized labels, so a copy change does not break the bench.
  */
 

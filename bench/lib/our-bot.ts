@@ -2,7 +2,7 @@ import type { Bot, Context, Transformer } from "grammy";
 import type { Update } from "grammy/types";
 import type { Redis } from "ioredis";
 import { createBot } from "../../src/bot/create-bot.ts";
-import type { Feature } from "../../src/bot/features/index.ts";
+import type { Feature } from "../../src/bot/features.ts";
 import { ProcessRegistry } from "../../src/store/index.ts";
 import { createCallRecorder, createUpdateInbox } from "../../src/updates/index.ts";
 import type { BenchDeps } from "./bot-deps.ts";

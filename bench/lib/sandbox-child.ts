@@ -1,4 +1,4 @@
-import type { Sandbox } from "../../src/sandbox/index.ts";
+import type { Sandbox } from "../../src/standins/sandbox/index.ts";
 import { serveParent } from "./child.ts";
 import { startBenchSandbox } from "./sandbox.ts";
 

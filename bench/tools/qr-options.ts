@@ -1,12 +1,12 @@
 import { crc32, deflateSync } from "node:zlib";
 import { PNG } from "pngjs";
 import QRCode from "qrcode";
-import { invoiceQrPng } from "../../src/bot/conversations/payout/invoice.ts";
+import { invoiceQrPng } from "../../src/bot/payout/invoice.ts";
 import { num, table } from "../lib/report.ts";
 import { startBenchSandbox } from "../lib/sandbox.ts";
 
 /**
- * What one invoice QR costs, as src/bot/conversations/payout/invoice.ts renders it and with cheaper PNG options
+ * What one invoice QR costs, as src/bot/payout/invoice.ts renders it and with cheaper PNG options
  * (pngjs tries all five row filters and deflates at level 9 in RGBA by default). A real sandbox BOLT11 invoice.
  *
  *   node --import tsx bench/tools/qr-options.ts [count]

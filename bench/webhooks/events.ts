@@ -3,7 +3,7 @@ import type { NewOrder } from "../../src/store/index.ts";
 
 /**
  * Synthetic NGN bank payouts and their two webhook events, in the shapes the sandbox sends
- * (src/sandbox/domain/views.ts webhookTransaction: NGN `transactionMetadata`), deterministic per index so the
+ * (src/standins/sandbox/domain/views.ts webhookTransaction: NGN `transactionMetadata`), deterministic per index so the
  * sender process can rebuild the same bodies from the order list alone.
  */
 export interface SyntheticOrder {

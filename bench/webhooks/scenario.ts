@@ -15,7 +15,7 @@ import { createTranslator } from "../../src/i18n/index.ts";
 import { languageResolver } from "../../src/i18n/language-of.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import { renderStatusCard } from "../../src/orders/index.ts";
-import type { Sandbox } from "../../src/sandbox/index.ts";
+import type { Sandbox } from "../../src/standins/sandbox/index.ts";
 import { createStore } from "../../src/store/index.ts";
 import { countingLogger, type LogCounter } from "../lib/bot-deps.ts";
 import { spawnChild } from "../lib/child.ts";

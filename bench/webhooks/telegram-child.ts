@@ -1,4 +1,7 @@
-import { startTelegramEmulator, type TelegramEmulator } from "../../src/local/telegram-emulator/index.ts";
+import {
+  startTelegramEmulator,
+  type TelegramEmulator,
+} from "../../src/standins/local/telegram-emulator/index.ts";
 import { serveParent } from "../lib/child.ts";
 
 /**

@@ -12,7 +12,7 @@ export const PAYOUT_API_ERROR_KINDS = [
 ] as const;
 export type PayoutApiErrorKind = (typeof PAYOUT_API_ERROR_KINDS)[number];
 
-export interface PayoutApiErrorInit {
+interface PayoutApiErrorInit {
   kind: PayoutApiErrorKind;
   /** "POST /quote" */
   endpoint: string;

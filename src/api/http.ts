@@ -28,7 +28,7 @@ export const DEFAULT_TIMEOUTS: HttpTimeouts = { connectMs: 5_000, headersMs: 20_
  * "before-send-only" (every POST; money moves or resources get created): only when the connection was never
  * established, so the request provably did not reach the server.
  */
-export type Replay = "idempotent" | "before-send-only";
+type Replay = "idempotent" | "before-send-only";
 
 export interface CallSpec<T> {
   method: "GET" | "POST" | "PUT";

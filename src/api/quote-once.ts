@@ -18,7 +18,7 @@ export interface QuoteReader {
   listOrders(): Promise<OrderListItem[]>;
 }
 
-export interface QuoteOnceOptions {
+interface QuoteOnceOptions {
   /** Read the listing before creating (a retry of an action whose earlier attempt failed). */
   resolveFirst?: boolean;
   /** Listing reads after an uncertain create (default 3), `readbackDelayMs` apart (default 400). */
@@ -26,7 +26,7 @@ export interface QuoteOnceOptions {
   readbackDelayMs?: number;
 }
 
-export interface QuoteOnceResult {
+interface QuoteOnceResult {
   quote: Quote;
   /** true: the quote already existed at the API (made by an earlier, uncertain attempt) and was read back. */
   adopted: boolean;

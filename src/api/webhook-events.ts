@@ -11,7 +11,7 @@ import { type Transaction, transactionSchema } from "./schemas/transaction.ts";
 
 const pingDataSchema = z.looseObject({ message: opt(z.string()), timestamp: opt(z.string()) });
 
-export const paymentLinkSettledDataSchema = z.looseObject({
+const paymentLinkSettledDataSchema = z.looseObject({
   paymentRef: z.string(),
   paymentLink: opt(z.string()),
   callbackUrl: opt(z.string()),
@@ -22,7 +22,6 @@ export const paymentLinkSettledDataSchema = z.looseObject({
 });
 
 const KNOWN_EVENTS = ["ping", "payment.received", "payment.sent", "payment_link.settled"] as const;
-export type KnownWebhookEventName = (typeof KNOWN_EVENTS)[number];
 
 const pingEvent = z
   .looseObject({ event: z.literal("ping"), data: opt(pingDataSchema) })
@@ -43,7 +42,7 @@ const unknownEvent = z
   })
   .transform((event) => ({ ...event, type: "unknown" as const }));
 
-export const webhookEventSchema = z.union([
+const webhookEventSchema = z.union([
   pingEvent,
   paymentReceivedEvent,
   paymentSentEvent,
@@ -51,10 +50,8 @@ export const webhookEventSchema = z.union([
   unknownEvent,
 ]);
 export type WebhookEvent = z.output<typeof webhookEventSchema>;
-export type PaymentEvent = Extract<WebhookEvent, { type: "payment.received" | "payment.sent" }>;
-export type PaymentLinkSettledEvent = Extract<WebhookEvent, { type: "payment_link.settled" }>;
 
-export type WebhookEventParseResult = { ok: true; event: WebhookEvent } | { ok: false; error: string };
+type WebhookEventParseResult = { ok: true; event: WebhookEvent } | { ok: false; error: string };
 
 /**
  * Parse a delivery: the raw body (string or bytes) or already-parsed JSON. Never throws. A known event whose data

@@ -26,7 +26,7 @@ export const USER_COMMANDS = [
 export const TELEGRAM_MENU_LANGUAGES = LANGUAGES.filter((language) => language.code.length === 2);
 
 /** Extra commands registered by other features (merchant tools, ops group) before the menu is published. */
-export interface CommandMenus {
+interface CommandMenus {
   /** Private chats, merchant-only commands are listed for everyone (they explain themselves to non-merchants). */
   privateExtra: string[];
   /** Commands shown in the admin group only. */

@@ -1,19 +1,17 @@
 import type { Conversation, ConversationFlavor } from "@grammyjs/conversations";
 import type { Context, SessionFlavor } from "grammy";
-import type { Redis } from "ioredis";
 import type { PayoutApi } from "../api/index.ts";
 import type { Config } from "../config.ts";
+import type { DeadLetter } from "../events/index.ts";
 import type { AccountLanguage } from "../i18n/account-language.ts";
 import type { LanguageCode, TFunction, Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ProcessRegistry, Store } from "../store/index.ts";
-import type { OpsPorts } from "./services/alerts.ts";
 
 /** Everything the bot needs from the outside, passed to createBot (no globals, no side effects at import). */
 export interface BotDeps {
   config: Config;
   logger: Logger;
-  redis: Redis;
   api: PayoutApi;
   store: Store;
   translator: Translator;
@@ -34,7 +32,14 @@ export interface BotDeps {
   processes?: ProcessRegistry;
 }
 
-export interface BotHooks {
+/** What ops commands need from the process wiring (the events pipeline). Absent parts are shown as such. */
+export interface OpsPorts {
+  deadLetters?: { list(limit?: number): Promise<DeadLetter[]>; replay(id: string): Promise<boolean> };
+  stats?(): Promise<Record<string, Record<string, number>>>;
+  recheckOrder?(orderId: string): Promise<unknown>;
+}
+
+interface BotHooks {
   onUpdateHandled?(updateType: string, seconds: number): void;
 }
 

@@ -1,14 +1,12 @@
 import { conversations } from "@grammyjs/conversations";
-import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, type Context, session, type Transformer } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import { CompressedRedisStorage } from "../store/compressed-storage.ts";
 import type { UserRecord } from "../store/users.ts";
+import { fallbackFeature } from "./account/fallback.ts";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.ts";
-import { cancelFeature } from "./features/cancel.ts";
-import { fallbackFeature } from "./features/fallback.ts";
-import { allFeatures, type Feature } from "./features/index.ts";
-import { describeError } from "./helpers/error-reply.ts";
+import { allFeatures, type Feature } from "./features.ts";
+import { cancelFeature } from "./flow/cancel.ts";
+import { describeError } from "./flow/error-reply.ts";
 import { i18nMiddleware } from "./middlewares/i18n.ts";
 import { identifyMiddleware } from "./middlewares/identify.ts";
 import { rateLimitMiddleware } from "./middlewares/rate-limit.ts";
@@ -23,12 +21,12 @@ import {
  * Bump whenever a conversation's steps change: stored flows of the old shape are discarded instead of replayed
  * against new code (users see the menu again rather than a confused flow).
  */
-export const CONVERSATION_VERSION = 5;
+const CONVERSATION_VERSION = 5;
 /** Conversation state holds raw user input (account numbers, phones): it expires. */
-export const CONVERSATION_TTL_SECONDS = 2 * 3600;
-export const SESSION_TTL_SECONDS = 30 * 24 * 3600;
+const CONVERSATION_TTL_SECONDS = 2 * 3600;
+const SESSION_TTL_SECONDS = 30 * 24 * 3600;
 
-export interface CreateBotOptions {
+interface CreateBotOptions {
   token: string;
   /** Skip getMe at start (tests, benchmarks, local mode where the emulator's identity is known). */
   botInfo?: UserFromGetMe;
@@ -84,7 +82,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     session<SessionData, BotContext>({
       initial: () => ({}),
       getSessionKey: chatKey,
-      storage: new RedisAdapter<SessionData>({ instance: deps.redis, ttl: SESSION_TTL_SECONDS }),
+      storage: deps.store.sessionStorage<SessionData>(SESSION_TTL_SECONDS),
     }),
   );
   // Inline queries belong to no chat and no flow: a flow waiting for input must never take one.
@@ -96,7 +94,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
         version: CONVERSATION_VERSION,
         prefix: "conv:",
         getStorageKey: chatKey,
-        adapter: new CompressedRedisStorage(deps.redis, CONVERSATION_TTL_SECONDS),
+        adapter: deps.store.conversationStorage(CONVERSATION_TTL_SECONDS),
       },
       // Conversation contexts are rebuilt on every replay: re-install language, deps, the size guard and auto-retry
       // (API calls inside a conversation skip bot.api's transformers).

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
  */
 export const TELEGRAM_TEXT_LIMIT = 4096;
 export const TELEGRAM_CAPTION_LIMIT = 1024;
-export const TELEGRAM_TOAST_LIMIT = 200;
+const TELEGRAM_TOAST_LIMIT = 200;
 
 const ELLIPSIS = "…";
 /** The entities Telegram's HTML mode understands; anything else after "&" is a literal "&". */

@@ -12,7 +12,7 @@ import type { OrderRecord, OrderStage, Store } from "../store/index.ts";
 
 /**
  * Telegram side of order updates: edit the one status card, send the short notification, edit an expired quote
- * card. Calls go through the grammY `Api` the lead built (auto-retry + throttler), so 429s wait instead of failing
+ * card. Calls go through the bot's grammY `Api` (auto-retry + throttler), so 429s wait instead of failing
  * and bursts are spread out; here we only classify what is left.
  */
 

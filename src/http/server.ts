@@ -23,7 +23,7 @@ export interface HandlerResponse {
 export type RawRequestHandler = (request: RawRequest) => Promise<HandlerResponse>;
 
 /** grammY's `webhookCallback(bot, "http")` has this shape. */
-export type NodeHttpHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+type NodeHttpHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 export interface ReadinessCheck {
   name: string;
@@ -31,7 +31,7 @@ export interface ReadinessCheck {
   check: () => Promise<unknown>;
 }
 
-export interface TelegramRoute {
+interface TelegramRoute {
   handler: NodeHttpHandler;
   /** Value Telegram sends in X-Telegram-Bot-Api-Secret-Token (set with setWebhook's secret_token). */
   secretToken: string;
@@ -39,7 +39,7 @@ export interface TelegramRoute {
   path?: string;
 }
 
-export interface HttpServerOptions {
+interface HttpServerOptions {
   logger: Logger;
   host?: string;
   /** 0 picks a free port (tests). */
@@ -59,7 +59,7 @@ export interface HttpServer {
   start(): Promise<{ port: number; url: string }>;
   /** Stop accepting, let in-flight requests finish for up to `graceMs`, then close what is left. */
   stop(graceMs?: number): Promise<void>;
-  /** The lead wires the bot here in webhook mode (may be set after start). */
+  /** The bot's webhook route in webhook mode (may be set after start). */
   setTelegramRoute(route: TelegramRoute | undefined): void;
   addReadinessCheck(check: ReadinessCheck): void;
   /** Shutdown has begun: /readyz answers 503 from now on, so the load balancer stops sending new traffic. */
@@ -207,7 +207,7 @@ function methodNotAllowed(res: ServerResponse, allow: string): void {
 }
 
 /** Constant-time comparison so the secret cannot be guessed byte by byte from response times. */
-export function secretMatches(received: string | string[] | undefined, expected: string): boolean {
+function secretMatches(received: string | string[] | undefined, expected: string): boolean {
   if (typeof received !== "string" || expected.length === 0) return false;
   const a = Buffer.from(received);
   const b = Buffer.from(expected);

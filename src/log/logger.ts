@@ -47,7 +47,7 @@ function redactPaths(): string[] {
 
 const piiSet = new Set(PII_KEYS);
 
-export interface LoggerOptions {
+interface LoggerOptions {
   level: string;
   pretty: boolean;
   name?: string;

@@ -13,6 +13,9 @@ export type IsoCode = (typeof ISO_CODES)[number];
 export const COUNTRIES = ["NG", "KE", "ZA", "GH"] as const;
 export type Country = (typeof COUNTRIES)[number];
 
+/** Each corridor's flag (country pickers, prices, history lines, recipient lists). */
+export const COUNTRY_FLAGS: Readonly<Record<Country, string>> = { NG: "🇳🇬", KE: "🇰🇪", ZA: "🇿🇦", GH: "🇬🇭" };
+
 export interface CurrencyInfo {
   /** The API code, e.g. "NGNKOBO". */
   code: CurrencyCode;

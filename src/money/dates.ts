@@ -58,3 +58,20 @@ export function localDay(ms: number, country: Country): string {
   }
   return format.format(new Date(ms));
 }
+
+/** Treasury and the ops team work on Lagos time. */
+const OPS_TIME_ZONE = "Africa/Lagos";
+
+export function formatOpsTime(ms: number, locale: string): string {
+  const options: Intl.DateTimeFormatOptions = {
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZone: OPS_TIME_ZONE,
+    timeZoneName: "short",
+  };
+  try {
+    return new Intl.DateTimeFormat(locale, options).format(new Date(ms));
+  } catch {
+    return new Intl.DateTimeFormat("en", options).format(new Date(ms));
+  }
+}

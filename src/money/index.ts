@@ -2,6 +2,7 @@ export {
   BTC_SYMBOL,
   byIso,
   COUNTRIES,
+  COUNTRY_FLAGS,
   type Country,
   CURRENCIES,
   CURRENCY_CODES,
@@ -17,7 +18,14 @@ export {
   isMinorAmount,
   isoOf,
 } from "./currencies.ts";
-export { COUNTRY_TIME_ZONES, formatClock, formatDateTime, localDay, zoneName } from "./dates.ts";
+export {
+  COUNTRY_TIME_ZONES,
+  formatClock,
+  formatDateTime,
+  formatOpsTime,
+  localDay,
+  zoneName,
+} from "./dates.ts";
 export { fromMajorString, toMajorString } from "./decimal.ts";
 export {
   decimalSeparator,

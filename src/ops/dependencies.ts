@@ -6,7 +6,7 @@ import type { Logger } from "../log/logger.ts";
  * and a failure is logged at once with the reason and the next try, never a silent wait. A failure that retrying
  * cannot fix (a refused bot token) stops the start with `fatal`.
  */
-export interface DependencyOptions<T> {
+interface DependencyOptions<T> {
   /** "telegram", "redis": the first word of every line. */
   name: string;
   /** Where it is, safe to log (no token, no password). */

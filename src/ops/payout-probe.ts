@@ -7,7 +7,7 @@ import { reasonOf } from "./dependencies.ts";
  * (the first answer at start included). Readiness does not depend on it: when the provider is down the bot keeps
  * taking updates and tells users payouts are paused, instead of the load balancer dropping every instance.
  */
-export interface PayoutProbeDeps {
+interface PayoutProbeDeps {
   ping: () => Promise<unknown>;
   up: Pick<Gauge, "set">;
   logger: Logger;
@@ -16,7 +16,7 @@ export interface PayoutProbeDeps {
   everyMs?: number;
 }
 
-export interface PayoutProbe {
+interface PayoutProbe {
   start(): void;
   stop(): void;
 }

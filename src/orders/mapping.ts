@@ -19,7 +19,7 @@ export const FAILURE_REASONS = {
   orderFailed: "order_failed",
 } as const;
 
-export type PaymentEventName = "payment.received" | "payment.sent";
+type PaymentEventName = "payment.received" | "payment.sent";
 
 /** The transition one `payment.received` / `payment.sent` event implies, or undefined for none. */
 export function transitionFromPaymentEvent(
@@ -33,13 +33,10 @@ export function transitionFromPaymentEvent(
 }
 
 /** What the mapping needs to know about the order: its kind, and its quote hash (never a payout reference). */
-export type OrderRef = Pick<OrderRecord, "kind"> & { hash?: string };
+type OrderRef = Pick<OrderRecord, "kind"> & { hash?: string };
 
 /** The transition one transaction implies on its own. */
-export function transitionFromTransaction(
-  facts: TransactionFacts,
-  order: OrderRef,
-): OrderTransition | undefined {
+function transitionFromTransaction(facts: TransactionFacts, order: OrderRef): OrderTransition | undefined {
   const status = facts.status;
   if (facts.type === "DEPOSIT") {
     if (status === "SUCCESS" || status === "PAID") return { stage: "payment_received" };
@@ -70,12 +67,12 @@ export function transitionFromTransaction(
   return undefined;
 }
 
-export interface ApiOrderView {
+interface ApiOrderView {
   /** GET /order `status`: PENDING, PAID, EXPIRED, FAILED (open set). */
   status?: string;
 }
 
-export interface ApiReconcileInput {
+interface ApiReconcileInput {
   order: Pick<OrderRecord, "kind" | "stage" | "expiresAt"> & { hash?: string };
   /** Undefined when the API does not know the order (404). */
   apiOrder: ApiOrderView | undefined;

@@ -11,7 +11,7 @@
 export const SATS_PER_BTC = 100_000_000n;
 
 /** A quote's amounts in minor units, as the API's Quote fields arrive (after the schema's coercion). */
-export interface QuoteAmountFields {
+interface QuoteAmountFields {
   amountInSourceCurrency: number;
   amountInTargetCurrency: number;
   totalAmountInSourceCurrency?: number;
@@ -21,7 +21,7 @@ export interface QuoteAmountFields {
 }
 
 /** What is paid (fees included) and the fee, in source minor units; what arrives, in target minor units. */
-export interface QuoteAmounts {
+interface QuoteAmounts {
   pay: number;
   fee: number;
   receive: number;

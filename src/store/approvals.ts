@@ -12,7 +12,7 @@ import { parseJson } from "./json.ts";
  *      │──reject──▶ rejected
  *      └──expiresAt passed──▶ expired
  */
-export const APPROVAL_STATES = [
+const APPROVAL_STATES = [
   "pending",
   "executing",
   "done",
@@ -21,9 +21,9 @@ export const APPROVAL_STATES = [
   "rejected",
   "expired",
 ] as const;
-export type ApprovalState = (typeof APPROVAL_STATES)[number];
+type ApprovalState = (typeof APPROVAL_STATES)[number];
 
-export const withdrawNgnPayloadSchema = z.object({
+const withdrawNgnPayloadSchema = z.object({
   kind: z.literal("withdraw_ngn"),
   /** Kobo. */
   amount: z.number().int().positive(),
@@ -35,7 +35,7 @@ export const withdrawNgnPayloadSchema = z.object({
     bankName: z.string(),
   }),
 });
-export const withdrawBtcPayloadSchema = z.object({
+const withdrawBtcPayloadSchema = z.object({
   kind: z.literal("withdraw_btc"),
   invoice: z.string(),
   /** Decoded from the invoice. */
@@ -46,7 +46,7 @@ export const withdrawBtcPayloadSchema = z.object({
   memo: z.string().optional(),
 });
 /** A user's refund of held sats above REFUND_APPROVAL_THRESHOLD_SATS (the user is the requester). */
-export const refundPayloadSchema = z.object({
+const refundPayloadSchema = z.object({
   kind: z.literal("refund"),
   orderId: z.string(),
   invoice: z.string(),
@@ -57,20 +57,20 @@ export const refundPayloadSchema = z.object({
   destination: z.string(),
   paymentHash: z.string().optional(),
 });
-export const approvalPayloadSchema = z.discriminatedUnion("kind", [
+const approvalPayloadSchema = z.discriminatedUnion("kind", [
   withdrawNgnPayloadSchema,
   withdrawBtcPayloadSchema,
   refundPayloadSchema,
 ]);
 export type ApprovalPayload = z.infer<typeof approvalPayloadSchema>;
 
-export const approvalResultSchema = z.object({
+const approvalResultSchema = z.object({
   transactionId: z.string().optional(),
   status: z.string().optional(),
   /** Safe, already-scrubbed description of a failure. */
   error: z.string().optional(),
 });
-export type ApprovalResult = z.infer<typeof approvalResultSchema>;
+type ApprovalResult = z.infer<typeof approvalResultSchema>;
 
 export interface ApprovalRecord {
   id: string;
@@ -94,7 +94,7 @@ export type RejectOutcome =
   | "missing"
   | Exclude<ApprovalState, "pending" | "rejected">;
 
-export const approvalKeys = {
+const approvalKeys = {
   request: (id: string) => `approval:${id}`,
   /** Pending requests by expiry time, for the sweep that marks them expired and edits their message. */
   pending: () => "approvals:pending",

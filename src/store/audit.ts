@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { keys } from "./keys.ts";
 
 /** Append-only audit trail (admin actions, withdrawals, approvals) in a capped Redis stream. */
-export interface AuditEntry {
+interface AuditEntry {
   actor: number | "system";
   action: string;
   /** Already masked; never raw account numbers, phones or secrets. */

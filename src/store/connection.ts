@@ -9,9 +9,9 @@ import { Redis, type RedisOptions } from "ioredis";
  * The password in the authority is the data nodes' password; a Sentinel's own password goes in `sentinelPassword`.
  * BullMQ gets `duplicate()`s of the client made here, so its connections follow a failover too.
  */
-export const SENTINEL_SCHEME = "redis+sentinel:";
+const SENTINEL_SCHEME = "redis+sentinel:";
 
-export type RedisTarget =
+type RedisTarget =
   | { kind: "server"; url: string }
   | { kind: "sentinel"; options: RedisOptions & { sentinels: Array<{ host: string; port: number }> } };
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
+import { claimKey } from "./claims.ts";
 import { keys } from "./keys.ts";
 import type { ProcessRegistry } from "./processes.ts";
 import { deleteIfEquals, LuaScript } from "./script.ts";
@@ -29,7 +30,7 @@ export interface RunContext {
   takeover: boolean;
 }
 
-export interface RunOnceOptions {
+interface RunOnceOptions {
   /** How long the claim and the result are kept (default a day). */
   ttlSeconds?: number;
   /** This process: its id is written into the pending claim (without it a claim can never be taken over). */
@@ -86,7 +87,7 @@ export async function runOnce<T>(
     claim: randomUUID(),
   } satisfies Pending);
   let takeover = false;
-  if ((await redis.set(redisKey, mine, "EX", ttlSeconds, "NX")) !== "OK") {
+  if (!(await claimKey(redis, redisKey, mine, ttlSeconds * 1000))) {
     const raw = await redis.get(redisKey);
     const stored = raw ? (JSON.parse(raw) as Pending | Done<T>) : undefined;
     if (stored?.state === "done") return stored.value;
@@ -133,4 +134,13 @@ async function tookOver(
     if (ageMs < settleMs) await sleep(settleMs - ageMs);
   }
   return (await TAKE_OVER.run(redis, [redisKey, heartbeat], [raw, mine, ttlSeconds])) === 1;
+}
+
+/** runOnce on the store's connection: how the bot runs a money action at most once (`deps.store.once.run`). */
+export class OnceRepository {
+  constructor(private readonly redis: Redis) {}
+
+  run<T>(scope: string, key: string, action: (run: RunContext) => Promise<T>, options?: RunOnceOptions) {
+    return runOnce(this.redis, scope, key, action, options);
+  }
 }

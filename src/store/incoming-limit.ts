@@ -9,7 +9,7 @@ export interface IncomingLimit {
 }
 
 /** allow: handle it. notify: the first update over the limit in this window (say so once). drop: ignore it. */
-export type IncomingVerdict = "allow" | "notify" | "drop";
+type IncomingVerdict = "allow" | "notify" | "drop";
 
 /**
  * A fixed window per user that opens at the user's first update: INCR, and the window's TTL set on the first hit.

@@ -1,6 +1,14 @@
+import { RedisAdapter } from "@grammyjs/storage-redis";
 import type { Redis } from "ioredis";
+import { AlertRepository } from "./alerts.ts";
 import { ApprovalRepository } from "./approvals.ts";
 import { AuditLog } from "./audit.ts";
+import { BroadcastRepository } from "./broadcasts.ts";
+import { BuyMarkRepository } from "./buy-marks.ts";
+import { CacheRepository } from "./caches.ts";
+import { CompressedRedisStorage } from "./compressed-storage.ts";
+import { OnceRepository } from "./idempotency.ts";
+import { type IncomingLimit, IncomingLimiter } from "./incoming-limit.ts";
 import { MerchantRepository } from "./merchants.ts";
 import { OrderRepository } from "./orders.ts";
 import { PaymentLinkRepository } from "./payment-links.ts";
@@ -14,8 +22,13 @@ import { StatsRepository } from "./stats.ts";
 import { UpdateRepository } from "./updates.ts";
 import { UserRepository } from "./users.ts";
 
+export * from "./alerts.ts";
 export * from "./approvals.ts";
 export * from "./audit.ts";
+export * from "./broadcasts.ts";
+export * from "./buy-marks.ts";
+export * from "./caches.ts";
+export * from "./claims.ts";
 export * from "./idempotency.ts";
 export * from "./incoming-limit.ts";
 export * from "./keys.ts";
@@ -49,8 +62,22 @@ export interface Store {
   settings: SettingsRepository;
   rateAlerts: RateAlertRepository;
   stats: StatsRepository;
+  caches: CacheRepository;
+  buyMarks: BuyMarkRepository;
+  alerts: AlertRepository;
+  broadcasts: BroadcastRepository;
   /** The durable Telegram update inbox (src/updates). */
   updates: UpdateRepository;
+  /** Money actions run at most once (runOnce). */
+  once: OnceRepository;
+  /** Per-user flood control of incoming updates. */
+  incomingLimiter(limit: IncomingLimit): IncomingLimiter;
+  /** grammY session storage (small UI state per chat). */
+  sessionStorage<T>(ttlSeconds: number): RedisAdapter<T>;
+  /** Conversation (flow) state, deflated. */
+  conversationStorage<T>(ttlSeconds: number): CompressedRedisStorage<T>;
+  /** Whether Redis answers (/health). */
+  ping(): Promise<unknown>;
 }
 
 export function createStore(redis: Redis): Store {
@@ -70,6 +97,15 @@ export function createStore(redis: Redis): Store {
     settings: new SettingsRepository(redis),
     rateAlerts: new RateAlertRepository(redis),
     stats: new StatsRepository(redis, orders),
+    caches: new CacheRepository(redis),
+    buyMarks: new BuyMarkRepository(redis),
+    alerts: new AlertRepository(redis),
+    broadcasts: new BroadcastRepository(redis),
     updates: new UpdateRepository(redis),
+    once: new OnceRepository(redis),
+    incomingLimiter: (limit) => new IncomingLimiter(redis, limit),
+    sessionStorage: (ttlSeconds) => new RedisAdapter({ instance: redis, ttl: ttlSeconds }),
+    conversationStorage: (ttlSeconds) => new CompressedRedisStorage(redis, ttlSeconds),
+    ping: () => redis.ping(),
   };
 }

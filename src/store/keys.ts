@@ -53,4 +53,31 @@ export const keys = {
   rateAlertsByCorridor: (country: string) => `ratealerts:${country}`,
   /** The rate-alert check's tick claim: one price fetch per corridor per tick across every process. */
   rateAlertTick: () => "ratealerts:tick",
+  /** The update id of the Confirm press that took a buy order. */
+  buyConfirm: (orderId: string) => `idem:buy-confirm:${orderId}`,
+  /** A buy order's simulated bank transfer went through (sandbox and staging). */
+  simulated: (orderId: string) => `idem:simulate:${orderId}:done`,
+  buyRequote: (orderId: string) => `idem:buy-requote:${orderId}`,
+  priceCache: (iso: string) => `cache:price:${iso}`,
+  payoutBanks: (country: "NG" | "ZA") => `payout:cache:banks:${country}`,
+  payoutMinimums: () => "payout:cache:minimums",
+  treasuryBanks: () => "treasury:banks",
+  /** Whether a user is a member of the admin group (getChatMember), cached briefly. */
+  opsMember: (chatId: number, userId: number) => `ops:member:${chatId}:${userId}`,
+  alertQueue: () => "ops:alerts:queue",
+  /** A refund still open this long after it was requested was announced to ops (once per period). */
+  alertRefundStuck: (orderId: string) => `ops:alerts:refund:${orderId}`,
+  alertFlushLock: () => "ops:alerts:flushlock",
+  alertCheckLock: () => "ops:alerts:checklock",
+  alertLowBalance: (currency: string) => `ops:alerts:lowbalance:${currency}`,
+  alertApiDown: () => "ops:alerts:apidown",
+  alertApiFailures: () => "ops:alerts:apifailures",
+  alertForgedWindow: () => "ops:alerts:forged",
+  /** Short ids behind "retry" buttons of dead-letter alerts. */
+  alertRef: (ref: string) => `ops:alertref:${ref}`,
+  webhookLast: () => "ops:webhook:last",
+  webhookForged: () => "ops:webhook:forged",
+  broadcastLock: () => "broadcast:lock",
+  broadcastProgress: (id: string) => `broadcast:${id}:progress`,
+  broadcastDraft: (id: string) => `broadcast:draft:${id}`,
 } as const;

@@ -5,7 +5,7 @@ import type { UserRecord, UserRepository } from "./users.ts";
  * Merchants are users approved by ops. The flag lives on the user record (what every handler already reads);
  * a set of ids makes /merchants a cheap listing.
  */
-export const merchantKeys = {
+const merchantKeys = {
   all: () => "merchants:all",
 } as const;
 

@@ -30,7 +30,7 @@ export const isTerminalStage = (stage: OrderStage) => STAGE_RANK[stage] === 3;
 
 const moneySchema = z.object({ amount: z.number().int(), currency: z.string() });
 
-export const orderRecordSchema = z.object({
+const orderRecordSchema = z.object({
   orderId: z.string(),
   quoteId: z.string(),
   hash: z.string(),
@@ -107,7 +107,7 @@ export interface OrderTransition {
   failureReason?: string;
 }
 
-export interface TransitionResult {
+interface TransitionResult {
   order: OrderRecord;
   /** False when the transition was stale (lower stage, fewer confirmations) or a duplicate. */
   changed: boolean;

@@ -9,7 +9,7 @@ import { deleteIfEquals, LuaScript } from "./script.ts";
  * merchant: paymentRef → link (payment_link.settled carries it) and the link's API order ids → paymentRef
  * (payment.received / payment.sent carry only the order id). Amounts are integer minor units.
  */
-export const paymentLinkRecordSchema = z.object({
+const paymentLinkRecordSchema = z.object({
   /** The API's paymentRef (UUID). */
   ref: z.string(),
   merchantId: z.number().int(),
@@ -32,9 +32,9 @@ export const paymentLinkRecordSchema = z.object({
   updatedAt: z.string(),
 });
 export type PaymentLinkRecord = z.infer<typeof paymentLinkRecordSchema>;
-export type PaymentLinkStatus = PaymentLinkRecord["status"];
+type PaymentLinkStatus = PaymentLinkRecord["status"];
 
-export const paymentLinkKeys = {
+const paymentLinkKeys = {
   link: (ref: string) => `plink:${ref}`,
   byMerchant: (merchantId: number) => `merchant:${merchantId}:plinks`,
   /** Links not yet settled: their orders are refreshed when an event names an order we have not seen. */

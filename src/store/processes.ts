@@ -14,7 +14,7 @@ import { keys } from "./keys.ts";
  * resumable (outbox cursor), a lease is fenced (a stale holder acknowledges nothing), and a quote claim is taken
  * over only after it settled and is resolved from the API before anything is created.
  */
-export interface ProcessRegistryOptions {
+interface ProcessRegistryOptions {
   /** How long the heartbeat lives without renewal. Default 3 s. */
   ttlMs?: number;
   /** How often it is renewed. Default ttlMs / 3. */

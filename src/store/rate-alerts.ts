@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { claimKey } from "./claims.ts";
 import { parseJson } from "./json.ts";
 import { keys } from "./keys.ts";
 import { LuaScript } from "./script.ts";
@@ -122,6 +123,6 @@ export class RateAlertRepository {
 
   /** Claim this process's tick for `ms`: false when another process checked the rates within that time. */
   async claimTick(ms: number): Promise<boolean> {
-    return (await this.redis.set(keys.rateAlertTick(), "1", "PX", ms, "NX")) === "OK";
+    return claimKey(this.redis, keys.rateAlertTick(), "1", ms);
   }
 }

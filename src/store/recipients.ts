@@ -8,7 +8,7 @@ import { keys } from "./keys.ts";
  * A saved beneficiary. `details` is the API beneficiary object exactly as it was quoted (NGN names as enquired);
  * `token` is a short id that is safe in deep links and callback data (never the data itself).
  */
-export const recipientSchema = z.object({
+const recipientSchema = z.object({
   id: z.string(),
   token: z.string(),
   userId: z.number().int(),

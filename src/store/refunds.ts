@@ -57,17 +57,12 @@ export interface RefundRecord {
   updatedAt: number;
 }
 
-export type NewRefund = Omit<
-  RefundRecord,
-  "state" | "attempt" | "createdAt" | "updatedAt" | "cardMessageId"
-> & {
+type NewRefund = Omit<RefundRecord, "state" | "attempt" | "createdAt" | "updatedAt" | "cardMessageId"> & {
   state: "paying" | "awaiting_approval";
   now: number;
 };
 
-export type RefundPatch = Partial<
-  Pick<RefundRecord, "approvalId" | "transactionId" | "cardMessageId" | "error">
->;
+type RefundPatch = Partial<Pick<RefundRecord, "approvalId" | "transactionId" | "cardMessageId" | "error">>;
 
 /** Refunds live as long as orders. */
 const RETENTION_SECONDS = 90 * 24 * 3600;

@@ -6,7 +6,7 @@ import { readJson } from "./json.ts";
 export const PAUSE_SCOPES = ["NG", "KE", "ZA", "GH", "BUY"] as const;
 export type PauseScope = (typeof PAUSE_SCOPES)[number];
 
-export const pauseSchema = z.object({
+const pauseSchema = z.object({
   /** Shown to users instead of a quote; absent = the default localized text. */
   message: z.string().optional(),
   since: z.string().optional(),
@@ -20,7 +20,7 @@ export type PauseState = z.infer<typeof pauseSchema>;
  * Process-wide switches set by ops (/maintenance). Every bot process reads them from Redis, so they agree.
  * `paused` (+ message, until) is the pause of everything; `scopes` holds pauses of single corridors.
  */
-export const maintenanceSchema = pauseSchema.extend({
+const maintenanceSchema = pauseSchema.extend({
   paused: z.boolean(),
   scopes: z.partialRecord(z.enum(PAUSE_SCOPES), pauseSchema).optional(),
 });
@@ -29,10 +29,10 @@ export type MaintenanceState = z.infer<typeof maintenanceSchema>;
 /** Daily payout limits per user, per corridor, in the corridor currency's minor units (set by ops: /limits). */
 export const LIMIT_CORRIDORS = ["NG", "KE", "ZA", "GH"] as const;
 export type LimitCorridor = (typeof LIMIT_CORRIDORS)[number];
-export const dailyLimitsSchema = z.partialRecord(z.enum(LIMIT_CORRIDORS), z.number().int().positive());
-export type DailyLimits = z.infer<typeof dailyLimitsSchema>;
+const dailyLimitsSchema = z.partialRecord(z.enum(LIMIT_CORRIDORS), z.number().int().positive());
+type DailyLimits = z.infer<typeof dailyLimitsSchema>;
 
-export const settingsKeys = {
+const settingsKeys = {
   maintenance: () => "settings:maintenance",
   dailyLimits: () => "settings:daily-limits",
 } as const;

@@ -12,7 +12,7 @@ import { ORDER_STAGES, type OrderRecord, type OrderRepository, type OrderStage }
  * give. Cost: one ZRANGEBYSCORE page plus one MGET per 500 orders of the last 30 days, in bounded memory — fine
  * for an ops command. If volumes grow past that, per-day hashes updated on transition are the next step.
  */
-export interface CorridorVolume {
+interface CorridorVolume {
   corridor: OrderRecord["corridor"];
   kind: OrderRecord["kind"];
   orders: number;

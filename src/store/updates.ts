@@ -27,7 +27,7 @@ export interface Claim {
   attempt: number;
 }
 
-export const SEEN_TTL_SECONDS = 24 * 3600;
+const SEEN_TTL_SECONDS = 24 * 3600;
 
 /** KEYS: seen marker, chat list, ready set. ARGV: entry, chat, seen TTL (s). 1 recorded, 0 already seen. */
 const RECORD = new LuaScript(`
@@ -101,7 +101,7 @@ if redis.call('LLEN', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[2]) en
 return 1
 `);
 
-export function inboxEntry(updateId: number, json: string): string {
+function inboxEntry(updateId: number, json: string): string {
   return `${updateId}\n${json}`;
 }
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { readJson } from "./json.ts";
 import { keys } from "./keys.ts";
 
-export const userRecordSchema = z.object({
+const userRecordSchema = z.object({
   id: z.number().int(),
   firstName: z.string().optional(),
   username: z.string().optional(),
@@ -11,7 +11,7 @@ export const userRecordSchema = z.object({
   language: z.string().optional(),
   /**
    * The corridor whose clock the user reads times in (/language): NG = WAT, KE = EAT, ZA = SAST, GH = GMT. Absent =
-   * the clock of their most recent order's corridor, else their language's country (see bot/services/clock.ts).
+   * the clock of their most recent order's corridor, else their language's country (see bot/account/clock.ts).
    */
   clock: z.enum(["NG", "KE", "ZA", "GH"]).optional(),
   /** Last language_code Telegram reported, so notifications outside an update can use it. */

@@ -108,7 +108,7 @@ describe("production build (tsc → dist, run with plain node)", () => {
     try {
       await bot.waitFor(/this terminal is your Telegram chat/, 60_000);
       bot.child.stdin?.write("/start\n");
-      // Translated text proves dist/i18n found ../../locales; the sandbox loaded dist/sandbox/data/banks.json.
+      // Translated text proves dist/i18n found ../../locales; the sandbox loaded dist/standins/sandbox/data/banks.json.
       await bot.waitFor(/Hi You/, 20_000);
       await bot.waitFor(/Send money/, 20_000);
       bot.child.stdin?.write(":quit\n");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishCommandMenus } from "../../src/bot/commands.ts";
-import { allFeatures } from "../../src/bot/features/index.ts";
+import { allFeatures } from "../../src/bot/features.ts";
 import { ADMIN_CHAT_ID, type OpsStack, startOpsStack } from "./admin-stack.ts";
 
 /**

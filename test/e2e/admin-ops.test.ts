@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { quotesPaused } from "../../src/bot/features/admin/index.ts";
-import { alertKeys } from "../../src/bot/services/alerts.ts";
-import { claimBroadcast } from "../../src/bot/services/broadcast.ts";
+import { claimBroadcast } from "../../src/bot/ops/broadcast/broadcast.ts";
+import { quotesPaused } from "../../src/bot/rules/pauses.ts";
+import { keys } from "../../src/store/index.ts";
 import { ask, buttonLabels, type OpsStack, placeNgnPayout, startOpsStack } from "./admin-stack.ts";
 
 /** /maintenance, /broadcast, /simulate and the alerts posted to the group. */
@@ -116,10 +116,10 @@ describe("ops operations", () => {
   });
 
   it("/broadcast runs one at a time", async () => {
-    const lock = await claimBroadcast(ops.stack.app.deps.redis);
+    const lock = await claimBroadcast(ops.stack.app.deps.store);
     expect(lock).toBeDefined();
     expect((await ask(ops.group, ops.ada, "/broadcast")).text).toMatch(/already running/);
-    await ops.stack.app.deps.redis.del("broadcast:lock");
+    await ops.stack.redis.del("broadcast:lock");
   });
 
   it("/simulate pays an order in the sandbox (bank transfer of the exact total)", async () => {
@@ -178,10 +178,10 @@ describe("ops operations", () => {
     expect(low.text).toMatch(/NGN wallet is low/);
     expect(low.text).not.toMatch(/BTC wallet/);
     // The check runs in one process at a time (a short lock); this is the next period's run.
-    const redis = ops.stack.app.deps.redis;
-    await redis.del(alertKeys.checkLock());
+    const redis = ops.stack.redis;
+    await redis.del(keys.alertCheckLock());
     await ops.alerts.check();
-    expect(await redis.llen(alertKeys.queue())).toBe(0);
+    expect(await redis.llen(keys.alertQueue())).toBe(0);
     await ops.stack.tg.idle({ quietMs: 600 });
     expect(ops.group.unconsumed().filter((event) => event.kind === "message")).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import type { Message } from "grammy/types";
-import type { Alerts } from "../../src/bot/services/alerts.ts";
+import type { Alerts } from "../../src/bot/ops/alerts/alerts.ts";
 import type { OrderRecord } from "../../src/store/index.ts";
 import { type Stack, type StackOptions, startStack } from "../support/stack.ts";
 import type { GroupDriver, UserDriver } from "../support/telegram-driver.ts";

@@ -4,8 +4,8 @@ import {
   payoutCountryData,
   payoutMethodData,
   payoutNetworkData,
-} from "../../src/bot/callback-data/payout.ts";
-import { requestData } from "../../src/bot/requests/callback-data.ts";
+} from "../../src/bot/payout/callback-data.ts";
+import { requestData } from "../../src/bot/payout/requests/callback-data.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import { buttons, confirmQuote, pressAndEdit, typeAndRead } from "./payout-support.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { priceCacheKey } from "../../src/bot/services/price.ts";
+import { keys } from "../../src/store/index.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 /** Sandbox default prices: 1 BTC = 100,000 USD; 1 USD = 1,500 NGN / 130 KES / 18 ZAR / 12 GHS. */
@@ -58,11 +58,11 @@ describe("/price", () => {
   });
 
   it("caches prices in Redis for about 30 s", async () => {
-    await stack.redis.del(priceCacheKey("NGN"));
+    await stack.redis.del(keys.priceCache("NGN"));
     const user = stack.tg.user({ id: 7113, language_code: "en" });
     await user.send("/price NG");
     await user.nextMessage({ match: "Bitcoin in Nigeria" });
-    const ttl = await stack.redis.ttl(priceCacheKey("NGN"));
+    const ttl = await stack.redis.ttl(keys.priceCache("NGN"));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(30);
   });

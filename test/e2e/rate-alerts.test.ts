@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPayoutApi } from "../../src/api/index.ts";
-import { createRateAlertChecker } from "../../src/bot/payout/alerts/checker.ts";
+import { createRateAlertChecker } from "../../src/bot/account/alerts/checker.ts";
 import { languageResolver } from "../../src/i18n/language-of.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { createStore, MAX_RATE_ALERTS } from "../../src/store/index.ts";
@@ -62,7 +62,6 @@ describe("rate alerts", () => {
     try {
       const store = createStore(redis);
       const other = createRateAlertChecker({
-        redis,
         store,
         api,
         telegram: stack.app.bot.api,

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alertKeys } from "../../src/bot/services/alerts.ts";
-import { encodeInvoice } from "../../src/sandbox/bolt11.ts";
+import { encodeInvoice } from "../../src/standins/sandbox/bolt11.ts";
 import type { OrderRecord } from "../../src/store/index.ts";
+import { keys } from "../../src/store/index.ts";
 import { type LnurlServer, startLnurlServer } from "../support/lnurl-server.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import { buttonLabels, type OpsStack, startOpsStack } from "./admin-stack.ts";
@@ -239,7 +239,7 @@ describe("refunds of held sats", () => {
       expect((await ops.stack.app.store.refunds.get(order.orderId))?.state).toBe("uncertain");
 
       // The periodic ops check reads the withdrawal back by the payment hash: it was paid.
-      await ops.stack.redis.del(alertKeys.checkLock());
+      await ops.stack.redis.del(keys.alertCheckLock());
       await ops.alerts.check();
       await user.nextEdit(refundCard, { match: /Refunded\./ });
       await user.nextMessage({ match: /Refund receipt/ });

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvalData } from "../../src/bot/callback-data/admin.ts";
-import { alertKeys, createAlerts } from "../../src/bot/services/alerts.ts";
-import { encodeInvoice } from "../../src/sandbox/bolt11.ts";
+import { createAlerts } from "../../src/bot/ops/alerts/alerts.ts";
+import { approvalData } from "../../src/bot/ops/callback-data.ts";
+import { encodeInvoice } from "../../src/standins/sandbox/bolt11.ts";
+import { keys } from "../../src/store/index.ts";
 import { ask, buttonLabels, type OpsStack, startOpsStack } from "./admin-stack.ts";
 
 /**
@@ -153,7 +154,7 @@ describe("treasury withdrawals", () => {
       telegram: ops.stack.app.bot.api,
       now: () => Date.now() + 16 * 60_000,
     });
-    await ops.stack.redis.del(alertKeys.checkLock());
+    await ops.stack.redis.del(keys.alertCheckLock());
     await later.check();
     const expired = await ops.group.nextEdit(card, { match: /Expired without approval/ });
     expect(expired.reply_markup).toBeUndefined();

@@ -16,7 +16,7 @@ import { createTranslator, type Translator } from "../../src/i18n/index.ts";
 import { silentLogger } from "../../src/log/logger.ts";
 import { createMetrics, type Metrics, observePayoutApi } from "../../src/metrics.ts";
 import { renderStatusCard } from "../../src/orders/index.ts";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
+import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
 import { createStore, type OrderRecord, type Store } from "../../src/store/index.ts";
 import { freshRedis } from "../support/redis.ts";
 import { startTelegramEmulator, type TelegramEmulator, type UserDriver } from "../support/telegram-driver.ts";

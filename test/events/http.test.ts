@@ -12,7 +12,7 @@ import { createWebhookReceiver } from "../../src/events/receiver.ts";
 import { createHttpServer, type HttpServer } from "../../src/http/index.ts";
 import { silentLogger } from "../../src/log/logger.ts";
 import { createMetrics } from "../../src/metrics.ts";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
+import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
 import { freshRedis } from "../support/redis.ts";
 import { startTelegramEmulator, type TelegramEmulator } from "../support/telegram-driver.ts";
 

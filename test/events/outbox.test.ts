@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventKeys } from "../../src/events/keys.ts";
 import { Outbox } from "../../src/events/outbox.ts";
-import { createMemoryRedis } from "../../src/local/memory-redis.ts";
+import { createMemoryRedis } from "../../src/standins/local/memory-redis.ts";
 import { freshRedis } from "../support/redis.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDeliverMissing } from "../../src/bot/features/recovery/index.ts";
+import { createDeliverMissing } from "../../src/bot/recovery.ts";
 import type { Config } from "../../src/config.ts";
 import { createRecoverySweep, DEFAULT_RECOVERY_OPTIONS } from "../../src/events/recovery.ts";
 import { silentLogger } from "../../src/log/logger.ts";

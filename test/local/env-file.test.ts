@@ -6,7 +6,7 @@ import { spawnBot, stopAllBots } from "../support/spawn-bot.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const MAIN = join(ROOT, "src/main.ts");
-const SANDBOX = join(ROOT, "src/sandbox/standalone.ts");
+const SANDBOX = join(ROOT, "src/standins/sandbox/standalone.ts");
 
 // Inside the repo so `--import tsx` still resolves from the child's working directory.
 let dir: string;

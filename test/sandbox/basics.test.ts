@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_API_KEY } from "../../src/sandbox/index.ts";
+import { DEFAULT_API_KEY } from "../../src/standins/sandbox/index.ts";
 import { type Api, openSandbox } from "./harness.ts";
 
 /** Auth, envelopes, routing errors, profile, wallets, banks, name enquiry and prices over real HTTP. */
@@ -161,7 +161,7 @@ describe("banks and name enquiry", () => {
     expect(reply.body.status).toBe("ok");
     expect(reply.body.message).toBe("all bank codes retrieved successfully");
     const registry = JSON.parse(
-      readFileSync(new URL("../../src/sandbox/data/banks.json", import.meta.url), "utf8"),
+      readFileSync(new URL("../../src/standins/sandbox/data/banks.json", import.meta.url), "utf8"),
     );
     const seen = new Set<string>();
     const expected = registry
@@ -180,7 +180,7 @@ describe("banks and name enquiry", () => {
   // The shared folder sits beside the team's checkouts; a clone elsewhere has only our copy to go by.
   const sharedRegistry = new URL("../../../shared/data/banks.json", import.meta.url);
   it.runIf(existsSync(sharedRegistry))("copies the shared registry verbatim", () => {
-    const ours = readFileSync(new URL("../../src/sandbox/data/banks.json", import.meta.url));
+    const ours = readFileSync(new URL("../../src/standins/sandbox/data/banks.json", import.meta.url));
     const shared = readFileSync(sharedRegistry);
     expect(ours.equals(shared)).toBe(true);
   });

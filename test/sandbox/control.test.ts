@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../../src/local/redis-server.ts";
+import { freePort } from "../../src/standins/local/redis-server.ts";
 import {
   type Api,
   ngnPayoutQuote,
@@ -102,7 +102,7 @@ describe("standalone", () => {
   it("serves on SANDBOX_PORT with SANDBOX_API_KEY, registers the webhook, and stops cleanly on SIGTERM", async () => {
     receiver = await startReceiver();
     const port = await freePort();
-    const child = spawn(process.execPath, ["--import", "tsx", "src/sandbox/standalone.ts"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/standins/sandbox/standalone.ts"], {
       cwd: new URL("../../", import.meta.url),
       env: {
         ...process.env,
@@ -141,7 +141,7 @@ describe("standalone", () => {
   });
 
   it("refuses a bad SANDBOX_PORT with a clear message", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/sandbox/standalone.ts"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/standins/sandbox/standalone.ts"], {
       cwd: new URL("../../", import.meta.url),
       env: { ...process.env, SANDBOX_PORT: "http" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,16 +1,16 @@
 import { Redis } from "ioredis";
 import { type App, createApp } from "../../src/app.ts";
 import type { BotDeps } from "../../src/bot/context.ts";
-import type { Feature } from "../../src/bot/features/index.ts";
+import type { Feature } from "../../src/bot/features.ts";
 import { loadConfig } from "../../src/config.ts";
-import { createMemoryRedis } from "../../src/local/memory-redis.ts";
+import { createLogger, type Logger } from "../../src/log/logger.ts";
+import { createMemoryRedis } from "../../src/standins/local/memory-redis.ts";
 import {
   startTelegramEmulator,
   type TelegramEmulator,
   type TelegramEmulatorOptions,
-} from "../../src/local/telegram-emulator/index.ts";
-import { createLogger, type Logger } from "../../src/log/logger.ts";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.ts";
+} from "../../src/standins/local/telegram-emulator/index.ts";
+import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
 import { connectRedis } from "../../src/store/connection.ts";
 import { testRedisUrl } from "./redis.ts";
 

@@ -4,6 +4,6 @@
  *   const bot = new Bot(tg.token, { client: { apiRoot: tg.apiRoot } });
  *   const alice = tg.user({ id: 1001, first_name: "Alice" });
  *   await alice.send("/start"); const menu = await alice.nextMessage(); await alice.press(menu, /Nigeria/);
- * See src/local/telegram-emulator/index.ts for the whole API.
+ * See src/standins/local/telegram-emulator/index.ts for the whole API.
  */
-export * from "../../src/local/telegram-emulator/index.ts";
+export * from "../../src/standins/local/telegram-emulator/index.ts";

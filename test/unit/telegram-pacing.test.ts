@@ -2,7 +2,10 @@ import { autoRetry } from "@grammyjs/auto-retry";
 import { Api, type Transformer } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { burstPacer } from "../../src/bot/telegram-limits.ts";
-import { startTelegramEmulator, type TelegramEmulator } from "../../src/local/telegram-emulator/index.ts";
+import {
+  startTelegramEmulator,
+  type TelegramEmulator,
+} from "../../src/standins/local/telegram-emulator/index.ts";
 
 /** A clock that only moves when the pacer sleeps: what it waits is read from the clock, never measured. */
 function fakeClock() {

@@ -21,11 +21,11 @@ export const ngnBankBeneficiarySchema = z.strictObject({
 export type NgnBankBeneficiary = z.input<typeof ngnBankBeneficiarySchema>;
 
 export const onChainBeneficiarySchema = z.strictObject({ onChainAddress: nonEmpty });
-export const lnInvoiceBeneficiarySchema = z.strictObject({ lnInvoice: nonEmpty });
-export const lnAddressBeneficiarySchema = z.strictObject({ lnAddress: nonEmpty });
+const lnInvoiceBeneficiarySchema = z.strictObject({ lnInvoice: nonEmpty });
+const lnAddressBeneficiarySchema = z.strictObject({ lnAddress: nonEmpty });
 
 /** M-Pesa / Airtel phone. `network` is required by the real service from 2026-07-12, so it is required here. */
-export const kesPhoneBeneficiarySchema = z.strictObject({
+const kesPhoneBeneficiarySchema = z.strictObject({
   identifierType: z.literal("paytophone"),
   identifiers: z.strictObject({
     phoneNumber: internationalPhone,
@@ -34,7 +34,7 @@ export const kesPhoneBeneficiarySchema = z.strictObject({
   }),
 });
 
-export const kesBillBeneficiarySchema = z.strictObject({
+const kesBillBeneficiarySchema = z.strictObject({
   identifierType: z.literal("paytobill"),
   identifiers: z.strictObject({
     paybillNumber: nonEmpty,
@@ -44,19 +44,19 @@ export const kesBillBeneficiarySchema = z.strictObject({
 });
 
 /** Spec form: the till number goes in identifiers.accountNumber. */
-export const kesTillBeneficiarySchema = z.strictObject({
+const kesTillBeneficiarySchema = z.strictObject({
   identifierType: z.literal("paytotill"),
   identifiers: z.strictObject({ accountNumber: nonEmpty }),
 });
 
 /** `bankName` must be one of GET /bank/bankcode?country=ZA; account numbers are not validated by the API. */
-export const zarBankBeneficiarySchema = z.strictObject({
+const zarBankBeneficiarySchema = z.strictObject({
   name: nonEmpty,
   bankName: nonEmpty,
   bankAccountNumber: z.string().regex(/^\d{5,20}$/, "must be digits"),
 });
 
-export const ghsMtnBeneficiarySchema = z.strictObject({
+const ghsMtnBeneficiarySchema = z.strictObject({
   identifierType: z.literal("MTN"),
   identifiers: z.strictObject({ phoneNumber: internationalPhone, accountName: nonEmpty }),
 });
@@ -73,12 +73,9 @@ export const beneficiarySchema = z.union([
   ghsMtnBeneficiarySchema,
 ]);
 
-export type OnChainBeneficiary = z.input<typeof onChainBeneficiarySchema>;
-export type LnInvoiceBeneficiary = z.input<typeof lnInvoiceBeneficiarySchema>;
-export type LnAddressBeneficiary = z.input<typeof lnAddressBeneficiarySchema>;
-export type KesPhoneBeneficiary = z.input<typeof kesPhoneBeneficiarySchema>;
-export type KesBillBeneficiary = z.input<typeof kesBillBeneficiarySchema>;
-export type KesTillBeneficiary = z.input<typeof kesTillBeneficiarySchema>;
+type KesPhoneBeneficiary = z.input<typeof kesPhoneBeneficiarySchema>;
+type KesBillBeneficiary = z.input<typeof kesBillBeneficiarySchema>;
+type KesTillBeneficiary = z.input<typeof kesTillBeneficiarySchema>;
 export type KesBeneficiary = KesPhoneBeneficiary | KesBillBeneficiary | KesTillBeneficiary;
 export type ZarBankBeneficiary = z.input<typeof zarBankBeneficiarySchema>;
 export type GhsMtnBeneficiary = z.input<typeof ghsMtnBeneficiarySchema>;

@@ -54,8 +54,5 @@ export function list<T extends z.ZodType>(item: T) {
     .transform((value): z.output<T>[] => value ?? []);
 }
 
-/** Status and enum-like fields stay open strings: the real service has more values than the spec lists. */
-export const openString = z.string();
-
 /** A payload that is either a message string or an object (simulation, webhook test). */
 export const messageOrObject = opt(z.union([z.string(), z.looseObject({})]));

@@ -4,7 +4,7 @@ import { list, opt, rate, stringish } from "./common.ts";
 /** Bank list, name enquiry and price (spec 2.8). */
 
 /** GET /bank/bankcode?country=NG item. Names are verbatim (some end in a no-break space). */
-export const bankSchema = z.looseObject({
+const bankSchema = z.looseObject({
   bankName: z.string(),
   /** 6-digit NIP code, sent as `bankCode`. */
   nipBankCode: stringish,

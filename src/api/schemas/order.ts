@@ -6,7 +6,7 @@ import { transactionSchema } from "./transaction.ts";
 /** Order statuses seen: PAID, PENDING, EXPIRED, FAILED (open string). */
 
 /** An item of GET /order/all (spec 2.2). `amount` is a decimal string in major units ("2000.50"). */
-export const orderListItemSchema = z.looseObject({
+const orderListItemSchema = z.looseObject({
   orderId: z.string(),
   quoteId: opt(z.string()),
   status: z.string(),

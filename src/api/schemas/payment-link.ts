@@ -4,7 +4,7 @@ import { list, minorAmount, opt, rate, stringish } from "./common.ts";
 
 /** Payment links (spec 2.7, 4 /paymentlink*). Real links may also settle over LIGHTNING: methods stay open. */
 
-export const paymentLinkOrderSchema = z.looseObject({
+const paymentLinkOrderSchema = z.looseObject({
   id: opt(z.string()),
   /** PENDING, SETTLED, EXPIRED, FAILED, CANCELLED. */
   status: z.string(),
@@ -14,7 +14,6 @@ export const paymentLinkOrderSchema = z.looseObject({
   createdAt: opt(z.string()),
   updatedAt: opt(z.string()),
 });
-export type PaymentLinkOrder = z.output<typeof paymentLinkOrderSchema>;
 
 /** GET /paymentlink/orders `data`: the link with its orders. `amount` is a minor-unit string → integer. */
 export const paymentLinkSchema = z.looseObject({
@@ -58,7 +57,7 @@ export type CreatedPaymentLink = z.output<typeof createdPaymentLinkSchema>;
 
 const timestamp = z.union([z.string(), z.number()]);
 
-export const bankTransferPayInSchema = z.looseObject({
+const bankTransferPayInSchema = z.looseObject({
   ngnAccountName: opt(z.string()),
   ngnBankName: opt(z.string()),
   ngnBankAccountNumber: opt(stringish),
@@ -69,14 +68,14 @@ export const bankTransferPayInSchema = z.looseObject({
   targetAmount: opt(minorAmount),
 });
 
-export const lightningPayInSchema = z.looseObject({
+const lightningPayInSchema = z.looseObject({
   invoice: opt(z.string()),
   amount: opt(minorAmount),
   targetAmount: opt(minorAmount),
   expiresAt: opt(timestamp),
 });
 
-export const paymentLinkDetailsSchema = z.looseObject({
+const paymentLinkDetailsSchema = z.looseObject({
   id: z.string(),
   name: opt(z.string()),
   description: opt(z.string()),

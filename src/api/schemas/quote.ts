@@ -39,9 +39,8 @@ export type Quote = z.output<typeof quoteSchema>;
 
 /** Quotes nested in orders carry fewer fields; every field is optional there. */
 export const nestedQuoteSchema = quoteSchema.partial();
-export type NestedQuote = z.output<typeof nestedQuoteSchema>;
 
-export const PAYMENT_METHODS = ["LIGHTNING", "BANKTRANSFER"] as const;
+const PAYMENT_METHODS = ["LIGHTNING", "BANKTRANSFER"] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 /**

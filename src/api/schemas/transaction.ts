@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { list, minorAmount, opt, rate, stringish } from "./common.ts";
+import { minorAmount, opt, rate, stringish } from "./common.ts";
 
 /**
  * Transaction (spec 2.3) and its metadata variants. The metadata key names the context: `metadata` (API reads,
@@ -18,7 +18,7 @@ const common = {
 };
 
 /** `metadata` as the API and the spec's webhook shapes use it (NGN payout fields, KES hash/reference). */
-export const transactionMetadataSchema = z.looseObject({
+const transactionMetadataSchema = z.looseObject({
   ...common,
   bankCode: opt(z.string()),
   bankName: opt(z.string()),
@@ -33,17 +33,16 @@ export const transactionMetadataSchema = z.looseObject({
 export type TransactionMetadata = z.output<typeof transactionMetadataSchema>;
 
 /** `transactionMetadata` of NGN webhook events. */
-export const ngnTransactionMetadataSchema = z.looseObject({
+const ngnTransactionMetadataSchema = z.looseObject({
   ...common,
   bankCode: opt(z.string()),
   bankName: opt(z.string()),
   bankAccountName: opt(z.string()),
   bankAccountNumber: opt(stringish),
 });
-export type NgnTransactionMetadata = z.output<typeof ngnTransactionMetadataSchema>;
 
 /** `btcUsdMetadata`: the bitcoin side. The reference is `externalRef` (spec) or `customerReference` (2026+). */
-export const btcUsdMetadataSchema = z.looseObject({
+const btcUsdMetadataSchema = z.looseObject({
   ...common,
   paymentMethod: opt(z.string()),
   externalRef: opt(z.string()),
@@ -54,7 +53,6 @@ export const btcUsdMetadataSchema = z.looseObject({
   onchainTxid: opt(z.string()),
   onchainNetworkSpeed: opt(z.string()),
 });
-export type BtcUsdMetadata = z.output<typeof btcUsdMetadataSchema>;
 
 const mobileIdentifiers = z.looseObject({
   phoneNumber: opt(z.string()),
@@ -66,35 +64,32 @@ const mobileIdentifiers = z.looseObject({
 });
 
 /** `kesTransactionMetadata` (real KES webhooks): the beneficiary as sent. */
-export const kesTransactionMetadataSchema = z.looseObject({
+const kesTransactionMetadataSchema = z.looseObject({
   ...common,
   identifierType: opt(z.string()),
   identifiers: opt(mobileIdentifiers),
   accountName: opt(z.string()),
   reference: opt(z.string()),
 });
-export type KesTransactionMetadata = z.output<typeof kesTransactionMetadataSchema>;
 
 /** `zarTransactionMetadata`: the ZAR bank beneficiary. */
-export const zarTransactionMetadataSchema = z.looseObject({
+const zarTransactionMetadataSchema = z.looseObject({
   ...common,
   name: opt(z.string()),
   bankName: opt(z.string()),
   bankAccountNumber: opt(stringish),
   reference: opt(z.string()),
 });
-export type ZarTransactionMetadata = z.output<typeof zarTransactionMetadataSchema>;
 
 /** `ghsTransactionMetadata`: the MTN mobile-money beneficiary. */
-export const ghsTransactionMetadataSchema = z.looseObject({
+const ghsTransactionMetadataSchema = z.looseObject({
   ...common,
   identifierType: opt(z.string()),
   identifiers: opt(mobileIdentifiers),
   reference: opt(z.string()),
 });
-export type GhsTransactionMetadata = z.output<typeof ghsTransactionMetadataSchema>;
 
-export const stablecoinTransactionMetadataSchema = z.looseObject({ ...common });
+const stablecoinTransactionMetadataSchema = z.looseObject({ ...common });
 
 const transactionFields = {
   id: z.string(),
@@ -131,7 +126,7 @@ export const transactionSchema = z.looseObject({
 export type Transaction = z.output<typeof transactionSchema>;
 
 /** `metadata.order.quote` of GET /transaction. */
-export const transactionDetailQuoteSchema = z.looseObject({
+const transactionDetailQuoteSchema = z.looseObject({
   id: opt(z.string()),
   exchangeRate: opt(rate),
   usdToTargetCurrencyRate: opt(rate),
@@ -148,7 +143,7 @@ export const transactionDetailQuoteSchema = z.looseObject({
   customerInternalFee: opt(minorAmount),
 });
 
-export const transactionDetailOrderSchema = z.looseObject({
+const transactionDetailOrderSchema = z.looseObject({
   id: opt(z.string()),
   settledQuoteId: opt(z.string()),
   // Unit not documented: kept as sent.
@@ -159,14 +154,14 @@ export const transactionDetailOrderSchema = z.looseObject({
   quote: opt(transactionDetailQuoteSchema),
 });
 
-export const transactionDetailMetadataSchema = transactionMetadataSchema.extend({
+const transactionDetailMetadataSchema = transactionMetadataSchema.extend({
   merchantId: opt(z.string()),
   merchantName: opt(z.string()),
   order: opt(transactionDetailOrderSchema),
 });
 
 /** GET /transaction item: a transaction whose `metadata` also names the merchant and the order with its quote. */
-export const transactionDetailSchema = z.looseObject({
+const transactionDetailSchema = z.looseObject({
   ...transactionFields,
   metadata: opt(transactionDetailMetadataSchema),
 });
@@ -177,5 +172,3 @@ export const transactionDetailListSchema = z
   .union([z.array(transactionDetailSchema), transactionDetailSchema])
   .nullish()
   .transform((value): TransactionDetail[] => (value == null ? [] : Array.isArray(value) ? value : [value]));
-
-export const transactionListSchema = list(transactionSchema);

@@ -5,7 +5,7 @@ import { bankAccountSchema } from "./wallet.ts";
 
 /** GET /user (spec 2.6). Holds the API key and webhook secret: never log it. */
 
-export const kycInfoSchema = z.looseObject({
+const kycInfoSchema = z.looseObject({
   address: opt(z.string()),
   phone: opt(z.string()),
   nationality: opt(z.string()),
@@ -14,7 +14,7 @@ export const kycInfoSchema = z.looseObject({
   status: opt(z.string()),
 });
 
-export const walletDetailsSchema = z.looseObject({
+const walletDetailsSchema = z.looseObject({
   id: opt(z.string()),
   currency: opt(z.string()),
   balance: opt(minorAmount),
@@ -22,14 +22,14 @@ export const walletDetailsSchema = z.looseObject({
   transactions: list(transactionSchema),
 });
 
-export const accountWebhookSchema = z.looseObject({
+const accountWebhookSchema = z.looseObject({
   id: opt(z.string()),
   url: opt(z.string()),
   secret: opt(z.string()),
   isActive: opt(z.boolean()),
 });
 
-export const accountSettingsSchema = z.looseObject({
+const accountSettingsSchema = z.looseObject({
   id: opt(z.string()),
   autopayout: opt(z.boolean()),
   /** The account's language: the bot's default language. */
@@ -37,7 +37,7 @@ export const accountSettingsSchema = z.looseObject({
   notification: opt(z.looseObject({ email: opt(z.boolean()), sms: opt(z.boolean()) })),
 });
 
-export const accountSchema = z.looseObject({
+const accountSchema = z.looseObject({
   id: opt(z.string()),
   /** INDIVIDUAL, BUSINESS, ADMIN. */
   type: opt(z.string()),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { list, minorAmount, opt, stringish } from "./common.ts";
 
 /** Wallet (spec 2.4): balance in minor units of its currency (a string inside the profile). */
-export const walletSchema = z.looseObject({
+const walletSchema = z.looseObject({
   id: z.string(),
   accountId: opt(z.string()),
   /** NGN, KES, BTC, USD, ZAR, GHS, USDT… (open). */

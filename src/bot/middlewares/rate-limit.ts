@@ -1,5 +1,4 @@
 import type { MiddlewareFn } from "grammy";
-import { IncomingLimiter } from "../../store/incoming-limit.ts";
 import type { BotContext, BotDeps } from "../context.ts";
 import { applyLanguage } from "./i18n.ts";
 
@@ -13,7 +12,7 @@ import { applyLanguage } from "./i18n.ts";
 export function rateLimitMiddleware(deps: BotDeps): MiddlewareFn<BotContext> {
   const limit = deps.config.incomingLimit;
   if (!limit) return (_ctx, next) => next();
-  const limiter = new IncomingLimiter(deps.redis, limit);
+  const limiter = deps.store.incomingLimiter(limit);
   const ops = new Set(deps.config.admin.userIds);
   const opsChat = deps.config.admin.chatId;
   return async (ctx, next) => {

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createMemoryRedis } from "../../../src/local/memory-redis.ts";
+import { createMemoryRedis } from "../../../src/standins/local/memory-redis.ts";
 import { InFlightError, keys, ProcessRegistry, type RunContext, runOnce } from "../../../src/store/index.ts";
 import { freshRedis } from "../../support/redis.ts";
 

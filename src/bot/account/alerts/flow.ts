@@ -1,0 +1,124 @@
+import { createConversation } from "@grammyjs/conversations";
+import { InlineKeyboard } from "grammy";
+import {
+  COUNTRY_FLAGS,
+  type Country,
+  currencyOfCountry,
+  isCountry,
+  parseAmount,
+} from "../../../money/index.ts";
+import { MAX_RATE_ALERTS, RateAlertLimitError } from "../../../store/index.ts";
+import type { BotContext, FlowContext, FlowConversation } from "../../context.ts";
+import { cancelButton } from "../../flow/main-menu.ts";
+import { waitForScreen } from "../../flow/screen.ts";
+import { priceServiceFor, satsValue } from "../../rules/price.ts";
+import { ALERT_SATS, alertMoney, alertSats } from "./render.ts";
+
+export const RATE_ALERT_CONVERSATION = "ratealert";
+
+interface RateAlertArgs {
+  country: Country;
+}
+
+/** The largest threshold accepted, in minor units (far above any real rate; keeps the input bounded). */
+const MAX_THRESHOLD = 1_000_000_000_000;
+
+/** The step takes text only; its one button (❌) belongs to the cancel feature. */
+const TEXT_ONLY = { filter: () => /(?!)/, unpack: () => ({ action: "" }), pack: () => "" };
+
+type Saved = { ok: true; threshold: number } | { ok: false; limit: number };
+
+/**
+ * /alert <corridor> and the 🔔 buttons: "100,000 sats buy ₦… now; above how much should I tell you?" → a threshold
+ * in local money (parseAmount; above today's value, or the alert would fire at once) → armed. One alert per
+ * prompt even if the update is handled twice (runOnce on the answer's message).
+ */
+async function rateAlertFlow(
+  conversation: FlowConversation,
+  ctx: FlowContext,
+  args?: RateAlertArgs,
+): Promise<void> {
+  const country = args?.country;
+  const userId = ctx.from?.id;
+  if (!isCountry(country) || userId === undefined || ctx.chat === undefined) return;
+  const deps = ctx.deps;
+  const armed = await conversation.external(async () => (await deps.store.rateAlerts.list(userId)).length);
+  if (armed >= MAX_RATE_ALERTS) {
+    await ctx.reply(ctx.t("ratealert:full", { max: MAX_RATE_ALERTS }), { parse_mode: "HTML" });
+    return;
+  }
+  const value = await conversation.external(async () => {
+    try {
+      return satsValue(await priceServiceFor(deps).get(country), ALERT_SATS);
+    } catch {
+      return null;
+    }
+  });
+  const currency = currencyOfCountry(country);
+  const names = (current: FlowContext) => ({
+    flag: COUNTRY_FLAGS[country],
+    country: current.t(`price:country.${country}`),
+    sats: alertSats(current.locale),
+    now: value === null ? "—" : alertMoney(value, country, current.locale),
+  });
+  let current = ctx;
+  let text = ctx.t("ratealert:ask", names(ctx));
+  for (;;) {
+    const prompt = await current.reply(text, {
+      parse_mode: "HTML",
+      reply_markup: InlineKeyboard.from([[cancelButton(current.t)]]),
+    });
+    const input = await waitForScreen(conversation, {
+      codec: TEXT_ONLY,
+      messageId: prompt.message_id,
+      actions: [],
+      acceptText: true,
+      hint: (next) => next.t("ratealert:hint"),
+    });
+    current = input.ctx;
+    if (input.kind !== "text") continue;
+    await current.api.editMessageReplyMarkup(current.chat!.id, prompt.message_id).catch(() => undefined);
+    const parsed = parseAmount(input.text, { currency, locale: current.locale, max: MAX_THRESHOLD });
+    if (!parsed.ok || parsed.currency !== currency) {
+      text = current.t("ratealert:invalid", names(current));
+      continue;
+    }
+    if (value !== null && parsed.minor <= value) {
+      text = current.t("ratealert:already", {
+        ...names(current),
+        amount: alertMoney(parsed.minor, country, current.locale),
+      });
+      continue;
+    }
+    const key = `${current.chat!.id}:${input.messageId}`;
+    const threshold = parsed.minor;
+    const saved = await conversation.external(
+      (): Promise<Saved> =>
+        deps.store.once.run("ratealert", key, async () => {
+          try {
+            await deps.store.rateAlerts.add({ userId, country, threshold });
+            return { ok: true, threshold };
+          } catch (error) {
+            if (error instanceof RateAlertLimitError) return { ok: false, limit: error.limit };
+            throw error;
+          }
+        }),
+    );
+    if (!saved.ok) {
+      await current.reply(current.t("ratealert:full", { max: saved.limit }), { parse_mode: "HTML" });
+      return;
+    }
+    await current.reply(
+      current.t("ratealert:set", {
+        ...names(current),
+        amount: alertMoney(saved.threshold, country, current.locale),
+      }),
+      { parse_mode: "HTML" },
+    );
+    return;
+  }
+}
+
+export function rateAlertConversation() {
+  return createConversation<BotContext, FlowContext>(rateAlertFlow, { id: RATE_ALERT_CONVERSATION });
+}

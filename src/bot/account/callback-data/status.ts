@@ -1,0 +1,4 @@
+import { defineCallbackData, ID, oneOf } from "../../../telegram/callback-data.ts";
+
+/** /status buttons: "st:refresh:<orderId>" re-reads the order from the payout API. */
+export const statusData = defineCallbackData("st", { action: oneOf("refresh"), value: ID });

@@ -1,0 +1,147 @@
+import type { PayoutApiErrorKind, Quote, Speed } from "../../api/index.ts";
+import { createQuoteOnce, PayoutApiError } from "../../api/index.ts";
+import { quoteAmounts } from "../../orders/quote-math.ts";
+import { InFlightError, type OrderRecord, type RunContext } from "../../store/index.ts";
+import type { BotDeps } from "../context.ts";
+import { shortAddress } from "../rules/bitcoin-address.ts";
+import type { BuyAmount } from "./screens.ts";
+import { newVerificationCode } from "./verification-code.ts";
+
+/**
+ * Creating the quote and the order record together, at most once per key (a double tap, a redelivered update or
+ * a replay gets the stored result). Runs inside conversation.external, so it returns plain JSON: failures are
+ * values, not thrown errors (a thrown PayoutApiError would not survive the conversation's serialisation).
+ */
+export type QuoteOutcome =
+  | { ok: true; order: OrderRecord; networkFeeSats?: number }
+  | {
+      ok: false;
+      kind: PayoutApiErrorKind | "in_flight" | "incomplete" | "unexpected";
+      apiMessage?: string;
+      retryAfterMs?: number;
+      /** Whether a quote was made is still unknown (the API could not be read back). */
+      outcomeUnknown?: boolean;
+    };
+
+export interface QuoteInput {
+  key: string;
+  /** The user action's reference at the API, kept across "Try again" (with resolveFirst) so it quotes once. */
+  customerReference: string;
+  resolveFirst: boolean;
+  chatId: number;
+  userId: number;
+  address: string;
+  speed: Speed;
+  amount: BuyAmount;
+}
+
+interface Stored {
+  order: OrderRecord;
+  networkFeeSats?: number;
+}
+
+class IncompleteQuoteError extends Error {}
+
+export async function createBuyQuote(deps: BotDeps, input: QuoteInput): Promise<QuoteOutcome> {
+  try {
+    // A claim a dead process left pending is taken over: read back first, adopt its quote, create only if none.
+    const run = async ({ takeover }: RunContext): Promise<Stored> => {
+      const { quote, adopted } = await createQuoteOnce(
+        deps.api,
+        {
+          amount: input.amount.minor,
+          sourceCurrency: "NGNKOBO",
+          targetCurrency: "BTCSAT",
+          paymentMethod: "BANKTRANSFER",
+          paymentCurrency: input.amount.currency,
+          autopayout: true,
+          speed: input.speed,
+          customerReference: input.customerReference,
+          beneficiary: { onChainAddress: input.address },
+        },
+        { resolveFirst: input.resolveFirst || takeover },
+      );
+      if (adopted) deps.logger.info({ orderId: quote.orderId }, "uncertain buy quote read back and adopted");
+      const order = await deps.store.orders.create(orderFromQuote(quote, input));
+      return { order, ...(quote.estimatedRoutingFee ? { networkFeeSats: quote.estimatedRoutingFee } : {}) };
+    };
+    const stored = await deps.store.once.run<Stored>("quote", `buy:${input.key}`, run, {
+      ...(deps.processes ? { processes: deps.processes } : {}),
+      takeover: true,
+    });
+    return { ok: true, ...stored };
+  } catch (error) {
+    if (error instanceof PayoutApiError) {
+      deps.logger.warn({ err: error, kind: error.kind }, "buy quote failed");
+      return {
+        ok: false,
+        kind: error.kind,
+        ...(error.apiMessage ? { apiMessage: error.apiMessage } : {}),
+        ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+        ...(error.outcomeUnknown ? { outcomeUnknown: true } : {}),
+      };
+    }
+    if (error instanceof InFlightError) return { ok: false, kind: "in_flight" };
+    if (error instanceof IncompleteQuoteError) {
+      deps.logger.error({ err: error }, "buy quote without pay-in details");
+      return { ok: false, kind: "incomplete" };
+    }
+    deps.logger.error({ err: error }, "buy quote failed unexpectedly");
+    return { ok: false, kind: "unexpected" };
+  }
+}
+
+function orderFromQuote(
+  quote: Quote,
+  input: QuoteInput,
+): Parameters<BotDeps["store"]["orders"]["create"]>[0] {
+  if (!quote.orderId || !quote.bankName || !quote.ngnBankAccountNumber || !quote.ngnAccountName) {
+    // Without the virtual account the user has nowhere to pay: never show such a quote.
+    throw new IncompleteQuoteError(`quote ${quote.id} lacks its order id or pay-in account`);
+  }
+  // The same arithmetic as every card (src/orders/quote-math.ts): what is paid, fees included, and the fee.
+  const { pay, fee } = quoteAmounts(quote);
+  return {
+    orderId: quote.orderId,
+    quoteId: quote.id,
+    hash: quote.hash ?? quote.id,
+    kind: "buy",
+    corridor: "NG",
+    chatId: input.chatId,
+    userId: input.userId,
+    pay: { amount: pay, currency: "NGNKOBO" },
+    receive: { amount: quote.amountInTargetCurrency, currency: "BTCSAT" },
+    fee: { amount: fee, currency: "NGNKOBO" },
+    recipientLabel: shortAddress(input.address),
+    beneficiary: { onChainAddress: input.address },
+    verificationCode: newVerificationCode(),
+    speed: input.speed,
+    payIn: {
+      bankName: quote.bankName,
+      accountNumber: quote.ngnBankAccountNumber,
+      accountName: quote.ngnAccountName,
+      ...(quote.ngnBankCode ? { bankCode: quote.ngnBankCode } : {}),
+    },
+    expiresAt: quote.expiry,
+  };
+}
+
+/** What the flow does after a failed quote. */
+type QuoteFailureRoute = "amount" | "address" | "retry" | "stop";
+
+export function routeQuoteFailure(outcome: Extract<QuoteOutcome, { ok: false }>): QuoteFailureRoute {
+  const message = outcome.apiMessage ?? "";
+  switch (outcome.kind) {
+    case "validation":
+      if (/address/i.test(message)) return "address";
+      return "amount";
+    case "auth":
+    case "not_found":
+      return "stop";
+    default:
+      return "retry";
+  }
+}
+
+export const isBelowMinimum = (outcome: Extract<QuoteOutcome, { ok: false }>) =>
+  outcome.kind === "validation" && /too small|minimum/i.test(outcome.apiMessage ?? "");

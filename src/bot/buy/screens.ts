@@ -1,0 +1,40 @@
+import { InlineKeyboard } from "grammy";
+import type { Speed } from "../../api/index.ts";
+import type { FlowContext, FlowConversation } from "../context.ts";
+import { cancelButton } from "../flow/main-menu.ts";
+import { type Screen, type ScreenInput, waitForScreen } from "../flow/screen.ts";
+import { buyData } from "./callback-data.ts";
+
+export type BuyAmountCurrency = "NGNKOBO" | "BTCSAT";
+
+export interface BuyAmount {
+  minor: number;
+  currency: BuyAmountCurrency;
+}
+
+/**
+ * What the flow may be entered with (JSON): everything known skips its step. "New quote" on an expired buy
+ * passes all three plus the expired order's id (the idempotency key of the new quote).
+ */
+export interface BuyArgs {
+  address?: string;
+  speed?: Speed;
+  amount?: BuyAmount;
+  requoteOf?: string;
+}
+
+export function cancelKeyboard(ctx: FlowContext): InlineKeyboard {
+  return new InlineKeyboard().add(cancelButton(ctx.t));
+}
+
+/** A buy screen: buy:<action> buttons, the ❌ under every hint, unknown commands answered with the hint. */
+type BuyScreen = Omit<Screen, "codec" | "hintKeyboard" | "commands">;
+
+export function waitForInput(conversation: FlowConversation, screen: BuyScreen): Promise<ScreenInput> {
+  return waitForScreen(conversation, {
+    ...screen,
+    codec: buyData,
+    hintKeyboard: cancelKeyboard,
+    commands: "hint",
+  });
+}

@@ -1,4 +1,0 @@
-import { defineCallbackData, oneOf } from "./define.ts";
-
-/** /price country switcher: "price:<NG|KE|ZA|GH>". */
-export const priceData = defineCallbackData("price", { country: oneOf("NG", "KE", "ZA", "GH") });

@@ -1,4 +1,0 @@
-import { defineCallbackData, ID, oneOf } from "./define.ts";
-
-/** /status buttons: "st:refresh:<orderId>" re-reads the order from the payout API. */
-export const statusData = defineCallbackData("st", { action: oneOf("refresh"), value: ID });

@@ -1,0 +1,63 @@
+import { Composer } from "grammy";
+import type { BotContext } from "../context.ts";
+import type { Feature } from "../flow/feature.ts";
+import { broadcastConversation } from "./broadcast/conversation.ts";
+import { registerInfoCommands } from "./info.ts";
+import { registerLimits } from "./limits.ts";
+import { registerLookupCommands } from "./lookup.ts";
+import { maintenanceGuard } from "./maintenance.ts";
+import { registerOperations } from "./operations.ts";
+import { isOpsContext } from "./roles.ts";
+import { registerTreasury } from "./treasury/commands.ts";
+import { registerUserCommands } from "./users.ts";
+import { withdrawConversation } from "./withdraw/conversation.ts";
+
+/** The ops group's command menu (descriptions: admin:commands.<command>). */
+const ADMIN_COMMANDS = [
+  "stats",
+  "health",
+  "wallets",
+  "profile",
+  "order",
+  "tx",
+  "user",
+  "withdraw_ngn",
+  "withdraw_btc",
+  "maintenance",
+  "limits",
+  "broadcast",
+  "block",
+  "unblock",
+  "merchant",
+  "merchants",
+  "simulate",
+  "cancel",
+] as const;
+
+/**
+ * Ops commands and buttons, only inside the admin group and only for ops (isOpsContext). Anything else passes
+ * straight through to the rest of the bot, so outside the group an ops command behaves exactly like an unknown
+ * command (the menu reply in private chats, silence in groups) and nobody learns that it exists.
+ */
+export function adminFeature(): Feature {
+  const composer = new Composer<BotContext>();
+  const ops = new Composer<BotContext>();
+  registerInfoCommands(ops);
+  registerLookupCommands(ops);
+  registerUserCommands(ops);
+  registerTreasury(ops);
+  registerOperations(ops);
+  registerLimits(ops);
+  composer.chatType(["group", "supergroup"]).filter(isOpsContext, ops);
+  return {
+    name: "admin",
+    composer,
+    conversations: [withdrawConversation(), broadcastConversation()],
+    commands: { adminGroup: [...ADMIN_COMMANDS] },
+  };
+}
+
+/** First in the feature list: answers new-quote entry points while ops paused quotes. */
+export function maintenanceFeature(): Feature {
+  return { name: "maintenance", composer: maintenanceGuard() };
+}

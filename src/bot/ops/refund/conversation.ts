@@ -1,0 +1,107 @@
+import { escapeHtml } from "../../../i18n/index.ts";
+import { formatMoney } from "../../../money/index.ts";
+import { refundableSats, renderRefundCard } from "../../../orders/index.ts";
+import type { OrderRecord, RefundRecord } from "../../../store/index.ts";
+import type { FlowContext, FlowConversation } from "../../context.ts";
+import { cancelButton } from "../../flow/main-menu.ts";
+import { waitForText } from "../../flow/wait-text.ts";
+import { type Destination, MAX_DESTINATION_LENGTH, resolveDestination } from "./destination.ts";
+import { openRefund, proceedRefund, refundOpening } from "./refunds.ts";
+
+export interface RefundArgs {
+  orderId: string;
+}
+
+/**
+ * "Get my sats back": ask where the held sats go (an invoice for exactly the amount, or a Lightning address),
+ * check it, then open the refund — the store's gate lets one refund per order through — and show its card. Paying
+ * (or asking ops to approve) happens once, inside `conversation.external`, so a replay never repeats it.
+ */
+export async function refundFlow(conversation: FlowConversation, ctx: FlowContext, args?: RefundArgs) {
+  const chatId = ctx.chat?.id;
+  const userId = ctx.from?.id;
+  if (chatId === undefined || userId === undefined || !args) return;
+  const deps = ctx.deps;
+  const order = await conversation.external(() => deps.store.orders.get(args.orderId));
+  const amountSats = order && order.userId === userId ? refundableSats(order) : undefined;
+  if (!order || amountSats === undefined) {
+    await ctx.reply(ctx.t("refund:not_refundable"));
+    return;
+  }
+  const amount = escapeHtml(formatMoney(amountSats, "BTCSAT", ctx.locale));
+  await ctx.reply(ctx.t("refund:ask", { amount, orderId: escapeHtml(order.orderId) }), {
+    parse_mode: "HTML",
+    reply_markup: { inline_keyboard: [[cancelButton(ctx.t)]] },
+  });
+
+  for (;;) {
+    const { ctx: current, text } = await waitForText(conversation, (other) =>
+      other.reply(other.t("refund:hint", { amount }), { parse_mode: "HTML" }),
+    );
+    if (text.length > MAX_DESTINATION_LENGTH) {
+      await current.reply(current.t("refund:problem.not_recognised", { amount }), { parse_mode: "HTML" });
+      continue;
+    }
+    const destination = await conversation.external(() =>
+      resolveDestination(deps, text.trim(), { amountSats, now: Date.now() }),
+    );
+    if (destination.ok) {
+      await submit(conversation, current, order, destination);
+      return;
+    }
+    await current.reply(
+      current.t(`refund:problem.${destination.problem}`, {
+        amount,
+        network: escapeHtml(deps.config.bitcoinNetwork),
+      }),
+      { parse_mode: "HTML" },
+    );
+  }
+}
+
+/**
+ * The card goes out first, showing what is about to happen; then one external opens the refund and, if this caller
+ * opened it, pays or asks for approval. Opening and paying in the same external leaves no replay point between them.
+ */
+async function submit(
+  conversation: FlowConversation,
+  ctx: FlowContext,
+  order: OrderRecord,
+  destination: Extract<Destination, { ok: true }>,
+): Promise<void> {
+  const deps = ctx.deps;
+  const amountSats = refundableSats(order) ?? 0;
+  const now = await conversation.now();
+  const draft: RefundRecord = {
+    ...refundOpening(deps.config, order, destination, amountSats),
+    attempt: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const rendered = renderRefundCard(draft, ctx.t, ctx.locale, {
+    corridor: order.corridor,
+    supportUrl: deps.config.support.contact?.url,
+  });
+  const card = await ctx.reply(rendered.text, {
+    parse_mode: "HTML",
+    ...(rendered.keyboard ? { reply_markup: rendered.keyboard } : {}),
+  });
+  const from = ctx.from;
+  const requesterName = from?.username ? `@${from.username}` : (from?.first_name ?? String(order.userId));
+  const opened = await conversation.external(async () => {
+    const outcome = await openRefund(deps, { order, destination, now: Date.now() });
+    if (outcome !== "opened") return outcome;
+    await deps.store.refunds.annotate(order.orderId, { cardMessageId: card.message_id });
+    await proceedRefund(deps, ctx.api, order.orderId, requesterName);
+    return outcome;
+  });
+  if (opened === "opened") return;
+  // Another refund got there first (a second process, a replay): this card was never a refund; say so on it.
+  await ctx.api
+    .editMessageText(
+      card.chat.id,
+      card.message_id,
+      ctx.t(`refund:exists.${opened === "not_refundable" ? "not_refundable" : "open"}`),
+    )
+    .catch(() => undefined);
+}

@@ -1,0 +1,47 @@
+import { createConversation } from "@grammyjs/conversations";
+import { Composer } from "grammy";
+import { offersRefund, parseOrderCallback, REFUND_CALLBACK_PATTERN } from "../../../orders/index.ts";
+import { RETRYABLE_REFUND_STATES } from "../../../store/index.ts";
+import type { BotContext, FlowContext } from "../../context.ts";
+import { FLOWS } from "../../flow/enter.ts";
+import type { Feature } from "../../flow/feature.ts";
+import { type RefundArgs, refundFlow } from "./conversation.ts";
+
+/**
+ * "Get my sats back" on a status card whose payout failed after the user paid: owner only, only while no refund
+ * is under way or done (the store's gate decides again when the refund is opened). A second press while the flow
+ * waits for the invoice just says so.
+ */
+function refundComposer(): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+  composer.callbackQuery(REFUND_CALLBACK_PATTERN, async (ctx) => {
+    const orderId = parseOrderCallback(ctx.callbackQuery.data)?.orderId ?? "";
+    const order = await ctx.deps.store.orders.get(orderId);
+    if (!order || order.userId !== ctx.from.id || ctx.chat?.type !== "private") {
+      await ctx.answerCallbackQuery({ text: ctx.t("refund:toast.not_found") });
+      return;
+    }
+    const refund = await ctx.deps.store.refunds.get(orderId);
+    if (!offersRefund(order) || (refund && !RETRYABLE_REFUND_STATES.includes(refund.state))) {
+      await ctx.answerCallbackQuery({ text: ctx.t("refund:toast.already") });
+      return;
+    }
+    const active = Object.keys(await ctx.conversation.active());
+    if (active.includes(FLOWS.refund)) {
+      await ctx.answerCallbackQuery({ text: ctx.t("refund:toast.waiting") });
+      return;
+    }
+    await ctx.answerCallbackQuery();
+    if (active.length > 0) await ctx.conversation.exitAll();
+    await ctx.conversation.enter(FLOWS.refund, { orderId } satisfies RefundArgs);
+  });
+  return composer;
+}
+
+export function refundFeature(): Feature {
+  return {
+    name: "refund",
+    conversations: [createConversation<BotContext, FlowContext>(refundFlow, { id: FLOWS.refund })],
+    composer: refundComposer(),
+  };
+}

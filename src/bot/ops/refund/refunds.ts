@@ -1,0 +1,189 @@
+import type { Api } from "grammy";
+import { isPayoutApiError } from "../../../api/index.ts";
+import { intlLocale, resolveLanguage } from "../../../i18n/index.ts";
+import { scrubText } from "../../../log/mask.ts";
+import { refundableSats } from "../../../orders/index.ts";
+import type { OrderRecord, RefundRecord, RefundState } from "../../../store/index.ts";
+import type { BotDeps } from "../../context.ts";
+import { namesFor, renderApprovalCard } from "../treasury/card.ts";
+import { requestWithdrawal } from "../treasury/treasury.ts";
+import type { Destination } from "./destination.ts";
+import { publishRefund } from "./settlement.ts";
+
+/**
+ * "Get my sats back": where the user wants the held sats (a BOLT11 invoice for the exact amount, or a Lightning
+ * address resolved through LNURL-pay), then POST /withdraw/btc at most once — at once up to
+ * REFUND_APPROVAL_THRESHOLD_SATS, above it only after an admin approves the request in the ops group (the treasury
+ * four-eyes machinery, with the user as the requester). The refund record (store/refunds.ts) is the gate; the
+ * order record carries a copy of its state for the cards.
+ */
+export type RefundDeps = Pick<BotDeps, "config" | "logger" | "store" | "translator" | "accountLanguage"> & {
+  api: Pick<BotDeps["api"], "withdrawBtc" | "getTransactions">;
+};
+
+/** What a refund starts with: above the ops threshold it waits for an admin's approval, else it pays at once. */
+export function refundOpening(
+  config: BotDeps["config"],
+  order: OrderRecord,
+  destination: Extract<Destination, { ok: true }>,
+  amountSats: number,
+) {
+  return {
+    orderId: order.orderId,
+    state:
+      amountSats > config.refunds.approvalThresholdSats
+        ? ("awaiting_approval" as const)
+        : ("paying" as const),
+    userId: order.userId,
+    chatId: order.chatId,
+    amountSats,
+    destinationKind: destination.destinationKind,
+    destination: destination.destination,
+    invoice: destination.invoice,
+    invoiceExpiresAt: destination.expiresAt,
+  };
+}
+
+/**
+ * Open the refund (one per order; a failed or expired one may be opened again). "opened" means this caller owns
+ * the next step; otherwise the state of the refund that exists is returned and nothing happens.
+ */
+export async function openRefund(
+  deps: RefundDeps,
+  input: { order: OrderRecord; destination: Extract<Destination, { ok: true }>; now: number },
+): Promise<"opened" | "not_refundable" | RefundState> {
+  const { order, destination } = input;
+  const amountSats = refundableSats(order);
+  if (amountSats === undefined) return "not_refundable";
+  const opening = refundOpening(deps.config, order, destination, amountSats);
+  const needsApproval = opening.state === "awaiting_approval";
+  const outcome = await deps.store.refunds.open({
+    ...opening,
+    now: input.now,
+    ...(destination.paymentHash ? { paymentHash: destination.paymentHash } : {}),
+  });
+  if (outcome !== "opened") return outcome;
+  // The payment hash is known before any money moves, so the withdrawal's webhook finds the refund even if it
+  // arrives before the API's answer was recorded.
+  if (destination.paymentHash)
+    await deps.store.refunds.linkTransaction(destination.paymentHash, order.orderId);
+  await deps.store.audit.record({
+    actor: order.userId,
+    action: "refund.request",
+    details: {
+      orderId: order.orderId,
+      amount: amountSats,
+      currency: "BTCSAT",
+      kind: destination.destinationKind,
+      approval: needsApproval ? "required" : "not_required",
+    },
+  });
+  return "opened";
+}
+
+/**
+ * The step after opening: pay at once, or post the approval request to the ops group. Called once, by the caller
+ * that opened the refund. The cards follow (publishRefund).
+ */
+export async function proceedRefund(
+  deps: RefundDeps,
+  telegram: Api,
+  orderId: string,
+  requesterName: string,
+): Promise<void> {
+  const refund = await deps.store.refunds.get(orderId);
+  if (!refund) return;
+  if (refund.state === "paying") {
+    await payRefund(deps, refund);
+  } else if (refund.state === "awaiting_approval") {
+    await requestApproval(deps, telegram, refund, requesterName);
+  }
+  await publishRefund(deps, telegram, orderId);
+}
+
+async function payRefund(deps: RefundDeps, refund: RefundRecord): Promise<void> {
+  try {
+    const transaction = await deps.api.withdrawBtc({
+      invoice: refund.invoice,
+      memo: `refund ${refund.orderId}`,
+    });
+    await deps.store.refunds.linkTransaction(transaction.id, refund.orderId);
+    await deps.store.refunds.move(refund.orderId, ["paying"], "sent", { transactionId: transaction.id });
+    if (transaction.status === "SUCCESS") await deps.store.refunds.move(refund.orderId, ["sent"], "paid");
+    if (transaction.status === "FAILED") await deps.store.refunds.move(refund.orderId, ["sent"], "failed");
+    await deps.store.audit.record({
+      actor: "system",
+      action: "refund.sent",
+      details: { orderId: refund.orderId, transactionId: transaction.id, status: transaction.status },
+    });
+  } catch (error) {
+    // An uncertain outcome may have paid: it is never retried, ops read it back.
+    const uncertain = isPayoutApiError(error) && error.outcomeUnknown;
+    const reason = describeFailure(error);
+    await deps.store.refunds.move(refund.orderId, ["paying"], uncertain ? "uncertain" : "failed", {
+      error: reason,
+    });
+    await deps.store.audit.record({
+      actor: "system",
+      action: uncertain ? "refund.uncertain" : "refund.failed",
+      details: { orderId: refund.orderId, reason },
+    });
+    deps.logger.error(
+      { err: error, orderId: refund.orderId, uncertain },
+      "refund withdrawal did not complete",
+    );
+  }
+}
+
+function describeFailure(error: unknown): string {
+  if (isPayoutApiError(error)) {
+    return scrubText(error.apiMessage ?? error.kind).slice(0, 200);
+  }
+  return "unexpected error";
+}
+
+async function requestApproval(
+  deps: RefundDeps,
+  telegram: Api,
+  refund: RefundRecord,
+  requesterName: string,
+): Promise<void> {
+  const chatId = deps.config.admin.chatId;
+  if (chatId === undefined) {
+    // Nobody can approve it: say so on the card instead of leaving the user waiting forever. Nothing was sent.
+    deps.logger.error({ orderId: refund.orderId }, "refund needs approval but no admin group is configured");
+    await deps.store.refunds.move(refund.orderId, ["awaiting_approval"], "failed", {
+      error: "approval needed, but no ops group is configured (ADMIN_CHAT_ID)",
+    });
+    return;
+  }
+  const record = await requestWithdrawal(deps, {
+    payload: {
+      kind: "refund",
+      orderId: refund.orderId,
+      invoice: refund.invoice,
+      amountSats: refund.amountSats,
+      invoiceExpiresAt: refund.invoiceExpiresAt,
+      destination: refund.destination,
+      ...(refund.paymentHash ? { paymentHash: refund.paymentHash } : {}),
+    },
+    requestedBy: refund.userId,
+    requesterName,
+    chatId,
+    now: Date.now(),
+  });
+  await deps.store.refunds.move(refund.orderId, ["awaiting_approval"], "awaiting_approval", {
+    approvalId: record.id,
+  });
+  const language = resolveLanguage({ account: deps.accountLanguage.value });
+  const card = renderApprovalCard(
+    record,
+    { t: deps.translator.t(language), locale: intlLocale(language) },
+    await namesFor(deps.store.users, [record.requestedBy]),
+  );
+  const posted = await telegram.sendMessage(chatId, card.text, {
+    parse_mode: "HTML",
+    ...(card.keyboard ? { reply_markup: card.keyboard } : {}),
+  });
+  await deps.store.approvals.setMessage(record.id, posted.message_id);
+}

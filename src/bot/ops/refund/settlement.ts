@@ -1,0 +1,197 @@
+import type { Api } from "grammy";
+import { transactionSchema } from "../../../api/index.ts";
+import { intlLocale } from "../../../i18n/index.ts";
+import { languageResolver } from "../../../i18n/language-of.ts";
+import { scrubText } from "../../../log/mask.ts";
+import { renderRefundCard, renderRefundReceipt, renderStatusCard } from "../../../orders/index.ts";
+import type { ApprovalRecord, RefundRecord } from "../../../store/index.ts";
+import { raiseAlert } from "../alerts/queue.ts";
+import type { RefundDeps } from "./refunds.ts";
+
+/**
+ * An approval request of kind "refund" changed (approved and executed, rejected, expired): mirror it on the refund
+ * and update the user's cards. The approval's own Lua gate decided; this only records the outcome.
+ */
+export async function syncRefundFromApproval(
+  deps: RefundDeps,
+  telegram: Api,
+  approval: ApprovalRecord,
+): Promise<void> {
+  if (approval.payload.kind !== "refund") return;
+  const orderId = approval.payload.orderId;
+  const refunds = deps.store.refunds;
+  const from = ["awaiting_approval", "paying"] as const;
+  switch (approval.state) {
+    case "executing":
+      await refunds.move(orderId, ["awaiting_approval"], "paying");
+      break;
+    case "done": {
+      const transactionId = approval.result?.transactionId;
+      if (transactionId) await refunds.linkTransaction(transactionId, orderId);
+      await refunds.move(orderId, from, "sent", transactionId ? { transactionId } : {});
+      if (approval.result?.status === "SUCCESS") await refunds.move(orderId, ["sent"], "paid");
+      break;
+    }
+    case "failed":
+      await refunds.move(
+        orderId,
+        from,
+        "failed",
+        approval.result?.error ? { error: approval.result.error } : {},
+      );
+      break;
+    case "uncertain":
+      await refunds.move(
+        orderId,
+        from,
+        "uncertain",
+        approval.result?.error ? { error: approval.result.error } : {},
+      );
+      break;
+    case "rejected":
+      await refunds.move(orderId, ["awaiting_approval"], "rejected");
+      break;
+    case "expired":
+      await refunds.move(orderId, ["awaiting_approval"], "expired");
+      break;
+    case "pending":
+      return;
+  }
+  await publishRefund(deps, telegram, orderId);
+}
+
+/**
+ * payment.sent of a refund's withdrawal (found by transaction id or payment hash): paid or failed. Returns false
+ * when the transaction is not a refund's (the caller hands the event on).
+ */
+export async function onRefundWithdrawalEvent(
+  deps: RefundDeps,
+  telegram: Api,
+  event: { event: string; data: unknown },
+): Promise<boolean> {
+  if (event.event !== "payment.sent" && event.event !== "payment.received") return false;
+  const parsed = transactionSchema.safeParse(event.data);
+  if (!parsed.success) return false;
+  const tx = parsed.data;
+  const refund =
+    (await deps.store.refunds.findByTransaction(tx.id)) ??
+    (tx.hash ? await deps.store.refunds.findByTransaction(tx.hash) : undefined);
+  if (!refund) return false;
+  if (event.event !== "payment.sent" || tx.type !== "WITHDRAWAL") return true;
+  await settleRefund(deps, telegram, refund, {
+    id: tx.id,
+    status: tx.status,
+    failureReason: typeof tx.failureReason === "string" ? tx.failureReason : undefined,
+  });
+  return true;
+}
+
+/**
+ * What the provider says about the refund's withdrawal decides it: SUCCESS → paid, FAILED → failed (nothing left
+ * the wallet, so the user may try again). An uncertain refund is settled this way too — read back, never re-sent.
+ */
+async function settleRefund(
+  deps: RefundDeps,
+  telegram: Api,
+  refund: RefundRecord,
+  tx: { id: string; status: string; failureReason?: string | undefined },
+): Promise<void> {
+  const from = ["awaiting_approval", "paying", "sent", "uncertain"] as const;
+  let moved: string | undefined;
+  if (tx.status === "SUCCESS") {
+    moved = await deps.store.refunds.move(refund.orderId, from, "paid", { transactionId: tx.id });
+  } else if (tx.status === "FAILED") {
+    moved = await deps.store.refunds.move(refund.orderId, from, "failed", {
+      transactionId: tx.id,
+      error: scrubText(tx.failureReason ?? "FAILED").slice(0, 200),
+    });
+  }
+  if (moved !== "ok") return;
+  await deps.store.audit.record({
+    actor: "system",
+    action: "refund.status",
+    details: { orderId: refund.orderId, transactionId: tx.id, status: tx.status },
+  });
+  await publishRefund(deps, telegram, refund.orderId);
+}
+
+/**
+ * Read an unsettled refund's withdrawal back from the API by the invoice's payment hash (GET /transaction?hash=):
+ * the periodic ops check does this for refunds that are `sent` or `uncertain`, in case a webhook was lost. Nothing
+ * found leaves the refund as it is, for ops: an uncertain payment is never sent again.
+ */
+export async function readBackRefund(deps: RefundDeps, telegram: Api, refund: RefundRecord): Promise<void> {
+  if (!refund.paymentHash || (refund.state !== "sent" && refund.state !== "uncertain")) return;
+  const transactions = await deps.api.getTransactions({ hash: refund.paymentHash });
+  const withdrawal = transactions.find((tx) => tx.type === "WITHDRAWAL");
+  if (!withdrawal?.status) return;
+  const reason = (withdrawal as { failureReason?: unknown }).failureReason;
+  await settleRefund(deps, telegram, refund, {
+    id: withdrawal.id,
+    status: withdrawal.status,
+    failureReason: typeof reason === "string" ? reason : undefined,
+  });
+}
+
+/**
+ * Show the refund's current state everywhere: the order record's note, the refund card, the order's status card
+ * (its refund line and button), an ops alert, and the receipt once it is paid. Safe to call more than once: the
+ * alert and the receipt follow only the caller whose compare-and-set noted the new state on the order.
+ */
+export async function publishRefund(deps: RefundDeps, telegram: Api, orderId: string): Promise<void> {
+  const refund = await deps.store.refunds.get(orderId);
+  if (!refund) return;
+  const noted = await deps.store.orders.noteRefund(orderId, {
+    state: refund.state,
+    amountSats: refund.amountSats,
+    updatedAt: new Date(refund.updatedAt).toISOString(),
+    ...(refund.transactionId ? { transactionId: refund.transactionId } : {}),
+  });
+  if (!noted) return;
+  const { order } = noted;
+  const language = await languageResolver(deps.store.users, deps.accountLanguage)(order.userId);
+  const t = deps.translator.t(language);
+  const locale = intlLocale(language);
+  const edit = async (messageId: number | undefined, text: string, keyboard?: unknown) => {
+    if (messageId === undefined) return;
+    await telegram
+      .editMessageText(order.chatId, messageId, text, {
+        parse_mode: "HTML",
+        link_preview_options: { is_disabled: true },
+        ...(keyboard ? { reply_markup: keyboard as never } : {}),
+      })
+      .catch((error: unknown) => {
+        if (!/not modified/i.test(String(error)))
+          deps.logger.debug({ err: error, orderId }, "refund card not edited");
+      });
+  };
+  const card = renderRefundCard(refund, t, locale, {
+    corridor: order.corridor,
+    supportUrl: deps.config.support.contact?.url,
+  });
+  await edit(refund.cardMessageId, card.text, card.keyboard);
+  const status = renderStatusCard(order, t, locale);
+  await edit(order.statusMessageId, status.text, status.keyboard);
+  if (!noted.changed) return;
+  if (refund.state !== "sent") {
+    await raiseAlert(deps, {
+      type: "refund",
+      orderId,
+      userId: order.userId,
+      state: refund.state,
+      amountSats: refund.amountSats,
+      at: new Date().toISOString(),
+    });
+  }
+  if (refund.state === "paid") {
+    await telegram
+      .sendMessage(order.chatId, renderRefundReceipt(refund, t, locale, order), {
+        parse_mode: "HTML",
+        link_preview_options: { is_disabled: true },
+        ...(refund.cardMessageId
+          ? { reply_parameters: { message_id: refund.cardMessageId, allow_sending_without_reply: true } }
+          : {}),
+      })
+      .catch((error: unknown) => deps.logger.warn({ err: error, orderId }, "refund receipt not sent"));
+  }
+}

@@ -1,0 +1,91 @@
+import type { ApprovalRecord } from "../../../store/index.ts";
+import type { BotContext } from "../../context.ts";
+import { FLOWS } from "../../flow/enter.ts";
+import { APPROVAL_ACTIONS, approvalData } from "../callback-data.ts";
+import { type OpsComposer, replyHtml } from "../command-tools.ts";
+import { syncRefundFromApproval } from "../refund/settlement.ts";
+import { namesFor, renderApprovalCard } from "./card.ts";
+import { claimApproval, executeApproval, rejectWithdrawal } from "./treasury.ts";
+
+/**
+ * /withdraw_ngn, /withdraw_btc (the flow collects and posts the request) and the Approve / Reject buttons on the
+ * request card. The press is answered at once; the API call (if this press won the claim) follows, then the card
+ * is edited to its outcome.
+ */
+export function registerTreasury(ops: OpsComposer): void {
+  const start = (kind: "ngn" | "btc") => async (ctx: BotContext) => {
+    const active = Object.keys(await ctx.conversation.active());
+    if (active.length > 0) {
+      const what = active.map((name) => ctx.t(`common:flows.${name}`, { defaultValue: name })).join(", ");
+      return replyHtml(ctx, ctx.t("admin:flow.busy", { what }));
+    }
+    await ctx.conversation.enter(FLOWS.withdraw, { kind });
+  };
+  ops.command("withdraw_ngn", start("ngn"));
+  ops.command("withdraw_btc", start("btc"));
+
+  ops.callbackQuery(approvalData.filter(), async (ctx) => {
+    const { action, id } = approvalData.unpack(ctx.callbackQuery.data);
+    const deps = ctx.deps;
+    const userId = ctx.from.id;
+    const now = Date.now();
+    if (action === APPROVAL_ACTIONS.reject) {
+      const outcome = await rejectWithdrawal(deps, id, userId, now);
+      await ctx.answerCallbackQuery({ text: ctx.t(`admin:treasury.toast.reject_${outcome}`) });
+      await refreshCard(ctx, id);
+      await syncRefund(ctx, id);
+      return;
+    }
+    if (action !== APPROVAL_ACTIONS.approve) {
+      await ctx.answerCallbackQuery({ text: ctx.t("common:stale_button") });
+      return;
+    }
+    const outcome = await claimApproval(deps, id, userId, now);
+    if (outcome !== "claimed") {
+      // "self" is the four-eyes rule; the rest say why nothing happens (already done, expired…).
+      await ctx.answerCallbackQuery({
+        text: ctx.t(`admin:treasury.toast.${outcome}`),
+        show_alert: outcome === "self",
+      });
+      if (outcome === "expired") {
+        await refreshCard(ctx, id);
+        await syncRefund(ctx, id);
+      }
+      return;
+    }
+    await ctx.answerCallbackQuery({ text: ctx.t("admin:treasury.toast.claimed") });
+    await refreshCard(ctx, id);
+    await executeApproval(deps, id);
+    await refreshCard(ctx, id);
+    await syncRefund(ctx, id);
+  });
+}
+
+/** A refund's request changed: the user's refund and order cards follow (nothing to do for treasury requests). */
+async function syncRefund(ctx: BotContext, id: string): Promise<void> {
+  const record = await ctx.deps.store.approvals.get(id);
+  if (record?.payload.kind === "refund") await syncRefundFromApproval(ctx.deps, ctx.api, record);
+}
+
+async function refreshCard(ctx: BotContext, id: string): Promise<void> {
+  const record = await ctx.deps.store.approvals.get(id);
+  if (!record) return;
+  const card = await renderCard(ctx, record);
+  const messageId = record.messageId ?? ctx.callbackQuery?.message?.message_id;
+  if (messageId === undefined) return;
+  await ctx.api
+    .editMessageText(record.chatId, messageId, card.text, {
+      parse_mode: "HTML",
+      ...(card.keyboard ? { reply_markup: card.keyboard } : {}),
+    })
+    .catch((error: unknown) => {
+      if (!String(error).includes("message is not modified")) {
+        ctx.deps.logger.warn({ err: error, approvalId: id }, "approval card not updated");
+      }
+    });
+}
+
+async function renderCard(ctx: BotContext, record: ApprovalRecord) {
+  const names = await namesFor(ctx.deps.store.users, [record.requestedBy, record.decidedBy]);
+  return renderApprovalCard(record, ctx, names);
+}

@@ -1,0 +1,93 @@
+import { InlineKeyboard } from "grammy";
+import { escapeHtml, quoteInput } from "../../i18n/index.ts";
+import { type CurrencyCode, currencyOfCountry, formatMoney } from "../../money/index.ts";
+import { cancelButton } from "../flow/main-menu.ts";
+import { type AmountCheck, checkAmount } from "../rules/payout-amount.ts";
+import { payoutAction } from "./callback-data.ts";
+import { type FlowIo, type Lazy, resolve } from "./flow-io.ts";
+import { actionButton } from "./keyboards.ts";
+import { type AmountChoice, type Draft, withNotice } from "./prompts.ts";
+
+/**
+ * Step 3: how much, in the local currency (what the recipient gets) or in sats (what you pay) — a toggle. The
+ * amount's message id is the idempotency key of the quote it leads to.
+ */
+type AmountAnswer = { amount: AmountChoice; key: string } | "change_recipient";
+
+export async function askAmount(
+  io: FlowIo,
+  draft: Draft,
+  minimum: number | undefined,
+  notice?: string,
+  startIn?: CurrencyCode,
+): Promise<AmountAnswer> {
+  const { t } = io;
+  const target = currencyOfCountry(draft.country);
+  let mode: CurrencyCode = startIn === "BTCSAT" ? "BTCSAT" : target;
+  const minimumText = () =>
+    minimum === undefined ? t("payout:country.min_usd") : formatMoney(minimum, target, io.locale);
+
+  // Rendered only when the screen is sent (not on replay); `shownMode` is the toggle at the time of the call.
+  const screen = (problem?: Lazy<string>) => {
+    const shownMode = mode;
+    const text = () => {
+      const prompt = [
+        t("payout:amount.to", { recipient: escapeHtml(draft.label) }),
+        "",
+        shownMode === "BTCSAT"
+          ? t("payout:amount.prompt_sats", { min: minimumText() })
+          : t("payout:amount.prompt_fiat", { currency: t(`payout:currency.${target}`), min: minimumText() }),
+      ].join("\n");
+      return withNotice(problem === undefined ? undefined : resolve(problem), prompt);
+    };
+    const keyboard = () => {
+      const toggle = InlineKeyboard.text(
+        shownMode === "BTCSAT"
+          ? t("payout:button.toggle_fiat", { currency: t(`payout:currency.${target}`) })
+          : t("payout:button.toggle_sats"),
+        payoutAction("toggle"),
+      );
+      return InlineKeyboard.from([[toggle], [actionButton(t, "change_recipient")], [cancelButton(t)]]);
+    };
+    return io.show(text, keyboard);
+  };
+
+  await screen(notice);
+  for (;;) {
+    const answer = await io.ask({ text: true, hint: () => t("payout:hint.text") });
+    if (answer.kind === "button") {
+      if (answer.data === payoutAction("change_recipient")) return "change_recipient";
+      if (answer.data === payoutAction("toggle")) {
+        mode = mode === "BTCSAT" ? target : "BTCSAT";
+        await screen();
+      }
+      continue;
+    }
+    const checked = checkAmount(answer.text, { mode, target, minimum, locale: io.locale });
+    if (checked.ok) {
+      return {
+        amount: { minor: checked.minor, currency: checked.currency },
+        key: `${io.chatId}:${answer.messageId}`,
+      };
+    }
+    const typedIn = mode;
+    await screen(() => amountErrorText(io, checked, typedIn, minimumText()));
+  }
+}
+
+/** Why a typed amount was refused (`typedIn`: the currency the screen asked for). */
+export function amountErrorText(
+  io: FlowIo,
+  checked: Extract<AmountCheck, { ok: false }>,
+  typedIn: CurrencyCode,
+  minimum: string,
+): string {
+  const { t } = io;
+  return t(`payout:amount.error.${checked.reason}`, {
+    min: minimum,
+    currency: t(`payout:currency.${typedIn}`),
+    detected: checked.detected ? t(`payout:currency.${checked.detected}`) : "",
+    foreign: quoteInput(checked.foreign ?? "", 8),
+    context: checked.reason === "wrong_currency" && checked.foreign ? "foreign" : undefined,
+  });
+}

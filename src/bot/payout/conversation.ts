@@ -1,0 +1,167 @@
+import { type Country, type CurrencyCode, isCurrencyCode } from "../../money/index.ts";
+import type { FlowContext, FlowConversation } from "../context.ts";
+import { pausedCorridors } from "../rules/pauses.ts";
+import { methodOf } from "../rules/payout-method.ts";
+import { type Minimums, minimums } from "../rules/payout-minimums.ts";
+import { askAmount } from "./amount.ts";
+import { chooseCountry, chooseRecipient } from "./country.ts";
+import { FlowIo } from "./flow-io.ts";
+import { type AmountChoice, type Draft, draftOf } from "./prompts.ts";
+import { quoteAndConfirm } from "./quote.ts";
+import type { PayoutBeneficiary } from "./recipient.ts";
+import { openRequest } from "./requests/pay.ts";
+
+/**
+ * The payout flow: country → beneficiary → amount → quote card → invoice + status card. Entered with
+ * `ctx.conversation.enter("payout", args)`:
+ * - no args: from the start (/send, the menu);
+ * - { recipientToken }: a saved recipient (deep link send_<token>, "send again"): straight to the amount;
+ * - { requoteOrderId, requoteKey }: "New quote" on an expired card: same beneficiary and amount, straight to
+ *   the quote (requoteKey, the press's callback query id, makes the new quote happen once);
+ * - { country }: a rate alert's "Send now": straight to the recipient step of that corridor (unless paused).
+ * - { requestToken }: a money request's link (start req_<token>): its beneficiary and amount, straight to a
+ *   fresh quote; the amount is the request's, so a refused quote ends the flow instead of asking for another.
+ * - { recipientToken, amount, quoteKey }: a repeat send's "Get quote": that recipient and amount, straight to the
+ *   quote (quoteKey, the press's callback query id, makes the quote happen once).
+ */
+export interface PayoutArgs {
+  country?: Country;
+  recipientToken?: string;
+  requestToken?: string;
+  amount?: AmountChoice;
+  quoteKey?: string;
+  requoteOrderId?: string;
+  requoteKey?: string;
+}
+
+export async function payoutFlow(
+  conversation: FlowConversation,
+  ctx: FlowContext,
+  args?: PayoutArgs,
+): Promise<void> {
+  const io = new FlowIo(conversation, ctx);
+  const { t } = io;
+  let draft: Draft | undefined;
+  let amount: AmountChoice | undefined;
+  let key: string | undefined;
+  let notice: string | undefined;
+  let lastMode: CurrencyCode | undefined;
+
+  if (args?.requoteOrderId) {
+    const previous = await fromOrder(io, args.requoteOrderId);
+    if (previous) {
+      ({ draft, amount } = previous);
+      key = `requote:${args.requoteKey ?? args.requoteOrderId}`;
+    } else {
+      notice = t("payout:entry.requote_gone");
+    }
+  } else if (args?.requestToken) {
+    const opened = await openRequest(io, args.requestToken);
+    if (!opened) return;
+    ({ draft, amount, key } = opened);
+  } else if (args?.recipientToken) {
+    draft = await fromSaved(io, args.recipientToken);
+    if (!draft) notice = t("payout:entry.link_gone");
+    else if (args.amount && args.quoteKey) {
+      amount = args.amount;
+      key = `repeat:${args.quoteKey}`;
+    }
+  }
+
+  const loaded = await io.call("minimums", (deps) => minimums(deps));
+  const pauses = await io.call("paused-corridors", (deps) => pausedCorridors(deps));
+  const mins: Minimums = loaded.ok ? loaded.value : {};
+  const paused = pauses.ok ? pauses.value : [];
+  // Used once: "change recipient" later goes back to the country list.
+  let preset = args?.country && !paused.includes(args.country) && !notice ? args.country : undefined;
+
+  for (;;) {
+    if (!draft) {
+      const country = preset ?? (await chooseCountry(io, mins, notice, paused));
+      preset = undefined;
+      notice = undefined;
+      draft = await chooseRecipient(io, country);
+    }
+    if (!amount || key === undefined) {
+      const answer = await askAmount(io, draft, mins[draft.country], notice, lastMode);
+      notice = undefined;
+      if (answer === "change_recipient") {
+        draft = undefined;
+        continue;
+      }
+      ({ amount, key } = answer);
+    }
+    const outcome = await quoteAndConfirm(io, draft, amount, key);
+    if (outcome === "done" || outcome === "cancelled") return;
+    if (draft.requestId) {
+      if (outcome.notice) await io.reply(outcome.notice, { parse_mode: "HTML" });
+      return;
+    }
+    // Back to the amount (too small, refused): ask in the currency the user was typing in.
+    lastMode = amount.currency;
+    amount = undefined;
+    key = undefined;
+    notice = outcome.notice || undefined;
+  }
+}
+
+/** A saved recipient of this user, by its token; anyone else's token reads as unknown. */
+async function fromSaved(io: FlowIo, token: string): Promise<Draft | undefined> {
+  const userId = io.userId;
+  // Only what the draft needs is kept in the conversation log.
+  const found = await io.call("saved-recipient", async (deps) => {
+    const recipient = await deps.store.recipients.getByToken(token);
+    return recipient && recipient.userId === userId
+      ? { id: recipient.id, label: recipient.label, details: recipient.details }
+      : null;
+  });
+  if (!found.ok || !found.value) return undefined;
+  const recipient = found.value;
+  const kind = methodOf(recipient.details);
+  if (!kind) return undefined;
+  return savedDraft(io, kind.corridor, recipient.details, recipient.label, recipient.id);
+}
+
+/** The beneficiary and amount of an earlier order of this user (for "New quote"). */
+async function fromOrder(
+  io: FlowIo,
+  orderId: string,
+): Promise<{ draft: Draft; amount: AmountChoice } | undefined> {
+  const userId = io.userId;
+  const found = await io.call("requote-order", async (deps) => {
+    const order = await deps.store.orders.get(orderId);
+    if (!order || order.userId !== userId || order.kind !== "payout" || !order.beneficiary) return null;
+    const { corridor, beneficiary, recipientLabel, recipientId, requestId, receive } = order;
+    return {
+      corridor,
+      beneficiary,
+      recipientLabel,
+      receive,
+      ...(recipientId ? { recipientId } : {}),
+      ...(requestId ? { requestId } : {}),
+    };
+  });
+  if (!found.ok || !found.value?.beneficiary) return undefined;
+  const order = found.value;
+  const currency: CurrencyCode | undefined = isCurrencyCode(order.receive.currency)
+    ? order.receive.currency
+    : undefined;
+  if (!currency || !order.beneficiary) return undefined;
+  const saved = savedDraft(io, order.corridor, order.beneficiary, order.recipientLabel, order.recipientId);
+  const draft = order.requestId ? { ...saved, requestId: order.requestId } : saved;
+  return { draft, amount: { minor: order.receive.amount, currency } };
+}
+
+/** A stored beneficiary → draft; its label was masked when it was stored (and keeps a till's name). */
+function savedDraft(
+  io: FlowIo,
+  country: Country,
+  details: Record<string, unknown>,
+  label: string,
+  recipientId: string | undefined,
+): Draft {
+  const beneficiary = details as unknown as PayoutBeneficiary;
+  const labelName = label.includes(" · ") ? (label.split(" · ").at(-1) ?? label) : label;
+  const draft = draftOf(io, country, beneficiary, labelName, recipientId);
+  return { ...draft, label };
+}

@@ -1,0 +1,29 @@
+import { escapeHtml } from "../../../i18n/index.ts";
+import type { FlowIo } from "../flow-io.ts";
+import { formatPhone, normaliseGhanaMtn } from "../phone.ts";
+import { type Draft, draftOf, promptName, promptValue } from "../prompts.ts";
+
+/** Ghana: an MTN mobile-money number (other networks are refused up front) and the account name. */
+export async function ghanaRecipient(io: FlowIo): Promise<Draft> {
+  const { t } = io;
+  const allowTestNumbers = io.deps.config.payout.env !== "production";
+  const phone = await promptValue(
+    io,
+    () => t("payout:gh.phone_prompt"),
+    (text) => {
+      const parsed = normaliseGhanaMtn(text, { allowTestNumbers });
+      if (parsed.ok) return { ok: true, value: parsed.e164 };
+      const network = parsed.network ? t(`payout:gh.networks.${parsed.network}`) : "";
+      return { ok: false, error: t(`payout:gh.phone_error.${parsed.reason}`, { network }) };
+    },
+  );
+  const name = await promptName(io, () =>
+    t("payout:gh.name_prompt", { phone: escapeHtml(formatPhone(phone)) }),
+  );
+  return draftOf(
+    io,
+    "GH",
+    { identifierType: "MTN", identifiers: { phoneNumber: phone, accountName: name } },
+    name,
+  );
+}

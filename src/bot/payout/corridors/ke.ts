@@ -1,0 +1,105 @@
+import { escapeHtml } from "../../../i18n/index.ts";
+import { payoutMethodData, payoutNetworkData } from "../callback-data.ts";
+import type { FlowIo } from "../flow-io.ts";
+import { kenyaMethodKeyboard, networkKeyboard } from "../keyboards.ts";
+import { formatPhone, normaliseKenyanPhone } from "../phone.ts";
+import { askButton, type Draft, draftOf, promptName, promptValue } from "../prompts.ts";
+import { parseBillAccount, parsePaybillNumber, parseTillNumber } from "../recipient.ts";
+
+/** Kenya: M-Pesa/Airtel phone, paybill + account, or till; plus the recipient's name. */
+export async function kenyaRecipient(io: FlowIo): Promise<Draft> {
+  const { t } = io;
+  await io.show(
+    () => t("payout:ke.method_prompt"),
+    () => kenyaMethodKeyboard(t),
+  );
+  for (;;) {
+    const { data } = await askButton(io);
+    const method = payoutMethodData.parse(data)?.method;
+    if (method === "phone") return kenyaPhone(io);
+    if (method === "bill") return kenyaPaybill(io);
+    if (method === "till") return kenyaTill(io);
+  }
+}
+
+async function kenyaPhone(io: FlowIo): Promise<Draft> {
+  const { t } = io;
+  const phone = await promptValue(
+    io,
+    () => t("payout:ke.phone_prompt"),
+    (text) => {
+      const parsed = normaliseKenyanPhone(text);
+      return parsed.ok
+        ? { ok: true, value: parsed }
+        : { ok: false, error: t(`payout:ke.phone_error.${parsed.reason}`) };
+    },
+  );
+  // The prefix tells the network for most numbers; the user confirms (numbers move between networks).
+  const suggested = phone.network === "mpesa" || phone.network === "airtel" ? phone.network : undefined;
+  const shown = () => escapeHtml(formatPhone(phone.e164));
+  await io.show(
+    () =>
+      suggested
+        ? t("payout:ke.network_guess", { phone: shown(), network: t(`payout:ke.network.${suggested}`) })
+        : t("payout:ke.network_ask", { phone: shown() }),
+    () => networkKeyboard(t, suggested),
+  );
+  let network: "mpesa" | "airtel" | undefined;
+  while (!network) {
+    const { data } = await askButton(io);
+    const picked = payoutNetworkData.parse(data)?.network;
+    if (picked === "mpesa" || picked === "airtel") network = picked;
+  }
+  const name = await promptName(io, () => t("payout:ke.name_prompt", { phone: shown() }));
+  return draftOf(
+    io,
+    "KE",
+    { identifierType: "paytophone", identifiers: { phoneNumber: phone.e164, accountName: name, network } },
+    name,
+  );
+}
+
+async function kenyaPaybill(io: FlowIo): Promise<Draft> {
+  const { t } = io;
+  const paybill = await promptValue(
+    io,
+    () => t("payout:ke.paybill_prompt"),
+    (text) => {
+      const parsed = parsePaybillNumber(text);
+      return parsed.ok ? parsed : { ok: false, error: t("payout:ke.paybill_error") };
+    },
+  );
+  const account = await promptValue(
+    io,
+    () => t("payout:ke.bill_account_prompt", { paybill }),
+    (text) => {
+      const parsed = parseBillAccount(text);
+      return parsed.ok ? parsed : { ok: false, error: t("payout:ke.bill_account_error") };
+    },
+  );
+  const name = await promptName(io, () => t("payout:ke.business_prompt"));
+  return draftOf(
+    io,
+    "KE",
+    {
+      identifierType: "paytobill",
+      identifiers: { paybillNumber: paybill, accountNumber: account, accountName: name },
+    },
+    name,
+  );
+}
+
+async function kenyaTill(io: FlowIo): Promise<Draft> {
+  const { t } = io;
+  const till = await promptValue(
+    io,
+    () => t("payout:ke.till_prompt"),
+    (text) => {
+      const parsed = parseTillNumber(text);
+      return parsed.ok ? parsed : { ok: false, error: t("payout:ke.till_error") };
+    },
+  );
+  const name = await promptName(io, () => t("payout:ke.business_prompt"));
+  // The spec's till shape has no name field: the name stays in our label only.
+  return draftOf(io, "KE", { identifierType: "paytotill", identifiers: { accountNumber: till } }, name);
+}

@@ -1,0 +1,75 @@
+import { COUNTRY_FLAGS, type Country, currencyOfCountry, formatMoney, isCountry } from "../../money/index.ts";
+import type { PauseScope } from "../../store/index.ts";
+import { maintenanceNotice, quotesPaused } from "../rules/pauses.ts";
+import type { Minimums } from "../rules/payout-minimums.ts";
+import { payoutCountryData } from "./callback-data.ts";
+import { ghanaRecipient } from "./corridors/gh.ts";
+import { kenyaRecipient } from "./corridors/ke.ts";
+import { nigeriaRecipient } from "./corridors/ng.ts";
+import { southAfricaRecipient } from "./corridors/za.ts";
+import type { FlowIo } from "./flow-io.ts";
+import { countryKeyboard } from "./keyboards.ts";
+import { askButton, type Draft, withNotice } from "./prompts.ts";
+import { PAYOUT_COUNTRIES } from "./quote-rules.ts";
+
+/** The minimum of a country in its currency, or "the equivalent of 2 USD" when the price is unknown. */
+export function minimumText(io: FlowIo, country: Country, minimums: Minimums): string {
+  const minimum = minimums[country];
+  return minimum === undefined
+    ? io.t("payout:country.min_usd")
+    : formatMoney(minimum, currencyOfCountry(country), io.locale);
+}
+
+/**
+ * Step 1: where the money goes, each country with its methods and its minimum shown before typing. Countries ops
+ * have paused are marked; choosing one (or one paused since the screen was drawn) shows why and when to try again,
+ * and the picker stays.
+ */
+export async function chooseCountry(
+  io: FlowIo,
+  minimums: Minimums,
+  notice?: string,
+  paused: readonly PauseScope[] = [],
+): Promise<Country> {
+  const { t } = io;
+  const pausedNow = new Set<PauseScope>(paused);
+  let shownNotice = notice;
+  const render = () => {
+    const lines = PAYOUT_COUNTRIES.map((country) => {
+      const line = t("payout:country.line", {
+        flag: COUNTRY_FLAGS[country],
+        name: t(`payout:country.names.${country}`),
+        methods: t(`payout:country.methods.${country}`),
+        min: minimumText(io, country, minimums),
+      });
+      return pausedNow.has(country) ? `${line} · ${t("payout:country.paused")}` : line;
+    });
+    return withNotice(shownNotice, [t("payout:country.title"), "", ...lines].join("\n"));
+  };
+  await io.show(render, () => countryKeyboard(t));
+  for (;;) {
+    const { data } = await askButton(io);
+    const country = payoutCountryData.parse(data)?.country;
+    if (!isCountry(country)) continue;
+    // Read now, not from the screen: ops may have paused or resumed since. If Redis cannot say, the quote step asks.
+    const pause = await io.call("country-pause", (deps) => quotesPaused(deps, country));
+    if (!pause.ok || !pause.value.paused) return country;
+    pausedNow.add(country);
+    shownNotice = maintenanceNotice(t, pause.value);
+    await io.show(render, () => countryKeyboard(t));
+  }
+}
+
+/** Step 2: the beneficiary, by country. */
+export function chooseRecipient(io: FlowIo, country: Country): Promise<Draft> {
+  switch (country) {
+    case "NG":
+      return nigeriaRecipient(io);
+    case "KE":
+      return kenyaRecipient(io);
+    case "ZA":
+      return southAfricaRecipient(io);
+    case "GH":
+      return ghanaRecipient(io);
+  }
+}

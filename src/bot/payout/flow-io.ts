@@ -1,0 +1,254 @@
+import { type Context, GrammyError, type InlineKeyboard } from "grammy";
+import { PayoutApiError } from "../../api/index.ts";
+import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
+import type { BotDeps, FlowContext, FlowConversation } from "../context.ts";
+import { telegramOnce } from "../flow/telegram-once.ts";
+import { PAYOUT_FLOW_DATA } from "./callback-data.ts";
+import type { ApiFailure } from "./recipient.ts";
+
+/**
+ * The flow's talking and waiting, in one place: one "screen" (the bot message carrying the current buttons) is
+ * edited in place after a button press or replaced by a new message after typed input (the old one loses its
+ * buttons, so nothing can be pressed twice). Side effects go through `call`, which runs once and survives
+ * replays: errors come back as plain data (a class does not survive the conversation log).
+ *
+ * Cost: the conversation log is kept in Redis for the whole flow and the flow is replayed from it on every
+ * update. So Telegram calls go through `telegram` (made once; only the message id is logged, not the whole
+ * Message the plugin would keep for a call made inside the conversation), and screens are passed as `Lazy`
+ * renderers that run inside that call: a replay skips every earlier screen's i18n and formatting.
+ */
+
+export type Answer =
+  | { kind: "text"; text: string; messageId: number }
+  | { kind: "button"; data: string; queryId: string };
+
+interface AskOptions {
+  /** Accept typed text (otherwise only this screen's buttons). */
+  text?: boolean;
+  /** What to say when the user sends something this step cannot take. */
+  hint: Lazy<string>;
+  /** An expired quote card's "New quote" button for this order counts as this screen's button. */
+  requoteOrderId?: string;
+  /** A toast for the pressed button (the press is answered at once either way). */
+  toast?: (data: string) => string | undefined;
+}
+
+/** A value, or how to make it when it is needed (screens are rendered once, not on every replay). */
+export type Lazy<T> = T | (() => T);
+
+export function resolve<T extends string | InlineKeyboard | undefined>(lazy: Lazy<T>): T {
+  return typeof lazy === "function" ? lazy() : lazy;
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ApiFailure };
+
+const NOT_MODIFIED = /message is not modified/i;
+
+/** What a shown screen leaves in the log: its message id, and whether it now has buttons (absent: unchanged). */
+interface ShownScreen {
+  id: number;
+  keyboard?: boolean;
+}
+
+function toFailure(error: unknown): ApiFailure {
+  if (error instanceof PayoutApiError) {
+    return {
+      kind: error.kind,
+      ...(error.apiMessage !== undefined ? { apiMessage: error.apiMessage } : {}),
+      ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+      ...(error.status !== undefined ? { status: error.status } : {}),
+      ...(error.outcomeUnknown ? { outcomeUnknown: true } : {}),
+    };
+  }
+  return { kind: "unknown" };
+}
+
+/** Back to an error describeApiError understands (for "unknown", a plain Error: "something went wrong"). */
+export function fromFailure(failure: ApiFailure): unknown {
+  if (failure.kind === "unknown") return new Error("unexpected failure");
+  return new PayoutApiError({
+    kind: failure.kind,
+    endpoint: "payout",
+    detail: failure.apiMessage ?? failure.kind,
+    ...(failure.status !== undefined ? { status: failure.status } : {}),
+    ...(failure.apiMessage !== undefined ? { apiMessage: failure.apiMessage } : {}),
+    ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+  });
+}
+
+export class FlowIo {
+  /** The bot message whose buttons are live. */
+  screenId: number | undefined;
+  /**
+   * The screen before the current one was sent as a new message. A bot message between the two that carries this
+   * flow's buttons can only be a copy of the current screen: one Telegram had when a process died, sent again by
+   * the process that handled the update after it.
+   */
+  private previousScreenId: number | undefined;
+  private screenHasKeyboard = false;
+  private readonly memos = new Map<string, unknown>();
+
+  constructor(
+    readonly conversation: FlowConversation,
+    public ctx: FlowContext,
+  ) {}
+
+  get t() {
+    return this.ctx.t;
+  }
+
+  get locale() {
+    return this.ctx.locale;
+  }
+
+  get deps(): BotDeps {
+    return this.ctx.deps;
+  }
+
+  get chatId(): number {
+    return this.ctx.chat?.id ?? this.userId;
+  }
+
+  get userId(): number {
+    return this.ctx.from?.id ?? 0;
+  }
+
+  /** Something every replay needs more than once (label words): made once per replay, not once per use. */
+  memo<T>(key: string, make: () => T): T {
+    if (!this.memos.has(key)) this.memos.set(key, make());
+    return this.memos.get(key) as T;
+  }
+
+  /** The payout API's clock (what quote deadlines are on), read once per step like any side effect. */
+  now(): Promise<number> {
+    const deps = this.deps;
+    return this.conversation.external(() => deps.now());
+  }
+
+  /** Run a side effect once (not again on replay); failures come back as data and are logged here. */
+  async call<T>(what: string, task: (deps: BotDeps) => Promise<T>): Promise<Outcome<T>> {
+    const deps = this.deps;
+    return this.conversation.external(async (): Promise<Outcome<T>> => {
+      try {
+        return { ok: true, value: await task(deps) };
+      } catch (error) {
+        deps.logger.warn({ err: error, step: what }, "payout flow call failed");
+        return { ok: false, error: toFailure(error) };
+      }
+    });
+  }
+
+  /**
+   * Talk to Telegram once, through a context of the update being handled (same chat, same outbound policy as
+   * calls made inside the conversation): the log keeps only what `task` returns, so return ids, not Messages. A
+   * failure is thrown again as the same kind of error, on the first run and on every replay.
+   */
+  telegram<T>(task: (ctx: Context) => Promise<T>): Promise<T> {
+    return telegramOnce(this.conversation, task);
+  }
+
+  /** A plain message (no screen: its buttons, if any, are not the flow's); returns its message id. */
+  reply(text: Lazy<string>, other: Parameters<Context["reply"]>[1] = {}): Promise<number> {
+    return this.telegram(async (outside) => (await outside.reply(resolve(text), other)).message_id);
+  }
+
+  /**
+   * Show a screen: edit the message whose button was just pressed, else send a new message and take the buttons
+   * off the previous screen. Returns the screen's message id. The text and keyboard are rendered only when the
+   * screen is actually sent (not on replay).
+   */
+  async show(text: Lazy<string>, keyboard?: Lazy<InlineKeyboard | undefined>): Promise<number> {
+    const chatId = this.chatId;
+    const pressed = this.ctx.callbackQuery?.message?.message_id;
+    const editable = pressed !== undefined && pressed === this.screenId ? pressed : undefined;
+    const previous = this.screenId !== undefined && this.screenHasKeyboard ? this.screenId : undefined;
+    const shown = await this.telegram(async (outside): Promise<ShownScreen> => {
+      const body = resolve(text);
+      const markup = resolve(keyboard);
+      const other = {
+        parse_mode: "HTML" as const,
+        link_preview_options: { is_disabled: true },
+        ...(markup ? { reply_markup: markup } : {}),
+      };
+      if (editable !== undefined) {
+        try {
+          await outside.api.editMessageText(chatId, editable, body, other);
+          return { id: editable, keyboard: !!markup };
+        } catch (error) {
+          if (error instanceof GrammyError && NOT_MODIFIED.test(error.description)) return { id: editable };
+          // Too old or deleted: fall through to a new message.
+        }
+      }
+      // Take the buttons off the previous screen (best effort: it may be gone).
+      if (previous !== undefined)
+        await outside.api.editMessageReplyMarkup(chatId, previous).catch(() => undefined);
+      const sent = await outside.reply(body, other);
+      return { id: sent.message_id, keyboard: !!markup };
+    });
+    if (shown.id !== this.screenId) this.previousScreenId = this.screenId;
+    this.screenId = shown.id;
+    if (shown.keyboard !== undefined) this.screenHasKeyboard = shown.keyboard;
+    return shown.id;
+  }
+
+  /**
+   * A press on a copy of the current screen (see previousScreenId) is that screen's answer: the copy becomes the
+   * screen (the next step edits the message the user pressed) and the other copy loses its buttons.
+   */
+  private async adoptCopy(pressed: number | undefined, data: string): Promise<boolean> {
+    const current = this.screenId;
+    if (pressed === undefined || current === undefined || pressed >= current) return false;
+    if (pressed <= (this.previousScreenId ?? 0) || !PAYOUT_FLOW_DATA.test(data)) return false;
+    const chatId = this.chatId;
+    await this.telegram(async (outside) => {
+      await outside.api.editMessageReplyMarkup(chatId, current).catch(() => undefined);
+    });
+    this.screenId = pressed;
+    return true;
+  }
+
+  /**
+   * Wait for this screen's answer. Stale buttons of the flow get a toast; buttons of other features (and of
+   * earlier invoices) go on to their handlers; anything else gets the hint and the flow keeps waiting.
+   */
+  async ask(options: AskOptions): Promise<Answer> {
+    for (;;) {
+      const ctx = await this.conversation.wait();
+      this.ctx = ctx;
+      const query = ctx.callbackQuery;
+      if (query) {
+        const data = query.data ?? "";
+        const pressed = query.message?.message_id;
+        const onScreen = pressed === this.screenId || (await this.adoptCopy(pressed, data));
+        const requote = REQUOTE_CALLBACK_PATTERN.test(data) ? parseOrderCallback(data) : undefined;
+        if (
+          onScreen &&
+          (PAYOUT_FLOW_DATA.test(data) ||
+            (requote !== undefined && requote.orderId === options.requoteOrderId))
+        ) {
+          const toast = options.toast;
+          await this.telegram(async (outside) => {
+            const text = toast?.(data);
+            await outside.answerCallbackQuery(text ? { text } : undefined);
+          });
+          return { kind: "button", data, queryId: query.id };
+        }
+        if (PAYOUT_FLOW_DATA.test(data) && !data.startsWith("po-ok:")) {
+          const t = ctx.t;
+          await this.telegram(async (outside) => {
+            await outside.answerCallbackQuery({ text: t("payout:stale") });
+          });
+          continue;
+        }
+        return await this.conversation.skip({ next: true });
+      }
+      const message = ctx.message;
+      if (!message) return await this.conversation.skip({ next: true });
+      const text = message.text;
+      if (options.text && text !== undefined && !text.startsWith("/")) {
+        return { kind: "text", text, messageId: message.message_id };
+      }
+      await this.reply(options.hint, { parse_mode: "HTML" });
+    }
+  }
+}

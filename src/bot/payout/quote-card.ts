@@ -1,0 +1,70 @@
+import { escapeHtml, type TFunction } from "../../i18n/index.ts";
+import { formatMoney } from "../../money/index.ts";
+import { breakdownLines, formatExpiryTime } from "../../orders/index.ts";
+import type { QuoteCard } from "./quote-orders.ts";
+import { formatCountdown } from "./quote-rules.ts";
+import { describeBeneficiary, type PayoutBeneficiary } from "./recipient.ts";
+
+/** The quote card's text: money first, then who gets it, then how long the price holds and the check code. */
+interface QuoteCardInput {
+  quoted: QuoteCard;
+  beneficiary: PayoutBeneficiary;
+  /** Name shown when the beneficiary object has none (a till). */
+  name: string;
+  words: Parameters<typeof describeBeneficiary>[1];
+  /** When the quote stops holding (the API's expiry) and now, both on the API's clock (ms). */
+  deadlineMs: number;
+  nowMs: number;
+  /** The daily allowance before this payout, where ops set one: the card says what is left after it. */
+  allowance?: { limit: number; remaining: number };
+}
+
+export function renderQuoteCard(input: QuoteCardInput, t: TFunction, locale: string): string {
+  const { quoted } = input;
+  const { figures } = quoted;
+  const target = figures.target;
+  const view = describeBeneficiary(input.beneficiary, input.words, input.name);
+  const verified = quoted.corridor === "NG";
+  const deadline = { expiresAt: new Date(input.deadlineMs).toISOString(), corridor: quoted.corridor };
+  const money = breakdownLines(
+    {
+      pay: { amount: figures.paySats, currency: "BTCSAT" },
+      fee: { amount: figures.feeSats, currency: "BTCSAT" },
+      receive: { amount: figures.receive, currency: target },
+    },
+    t,
+    locale,
+  );
+  const lines = [
+    t("payout:quote.title", { code: quoted.verificationCode }),
+    "",
+    t("quote:pay", { amount: escapeHtml(formatMoney(figures.paySats, "BTCSAT", locale)) }),
+    money.breakdown,
+    t("payout:quote.receive", { amount: escapeHtml(formatMoney(figures.receive, target, locale)) }),
+  ];
+  if (money.rate) lines.push(money.rate);
+  if (input.allowance) {
+    lines.push(
+      t("payout:quote.allowance", {
+        left: escapeHtml(
+          formatMoney(Math.max(0, input.allowance.remaining - figures.receive), target, locale),
+        ),
+        limit: escapeHtml(formatMoney(input.allowance.limit, target, locale)),
+      }),
+    );
+  }
+  lines.push(
+    "",
+    t(verified ? "payout:quote.to_verified" : "payout:quote.to", {
+      name: escapeHtml(view.name || input.name),
+      where: escapeHtml(view.where),
+    }),
+    "",
+    t("payout:quote.expires", {
+      countdown: formatCountdown(input.deadlineMs - input.nowMs),
+      time: formatExpiryTime(deadline, locale),
+    }),
+    t("payout:quote.code_hint", { code: quoted.verificationCode }),
+  );
+  return lines.join("\n");
+}

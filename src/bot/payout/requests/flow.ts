@@ -1,0 +1,134 @@
+import { InputFile } from "grammy";
+import { escapeHtml } from "../../../i18n/index.ts";
+import { currencyOfCountry, formatMoney } from "../../../money/index.ts";
+import { type MoneyRequest, RequestLimitError } from "../../../store/index.ts";
+import type { FlowContext, FlowConversation } from "../../context.ts";
+import { mainMenuKeyboard } from "../../flow/main-menu.ts";
+import { pausedCorridors } from "../../rules/pauses.ts";
+import { checkAmount } from "../../rules/payout-amount.ts";
+import { type Minimums, minimums } from "../../rules/payout-minimums.ts";
+import { amountErrorText } from "../amount.ts";
+import { payoutAction } from "../callback-data.ts";
+import { chooseCountry, chooseRecipient } from "../country.ts";
+import { FlowIo } from "../flow-io.ts";
+import { actionsKeyboard } from "../keyboards.ts";
+import { type Draft, failureText, promptText } from "../prompts.ts";
+import { requestCard } from "./card.ts";
+
+export const REQUEST_CONVERSATION = "request";
+
+/**
+ * Asking for money (/request, the menu, start=request): the requester's own beneficiary through the payout flow's
+ * recipient steps (country → details → name enquiry where the corridor has one), an amount in local money, then
+ * the request card: a QR photo of the link, the link, Share (inline mode) and Cancel.
+ */
+export async function requestFlow(conversation: FlowConversation, ctx: FlowContext): Promise<void> {
+  const io = new FlowIo(conversation, ctx);
+  const { t } = io;
+  const loaded = await io.call("minimums", (deps) => minimums(deps));
+  const pauses = await io.call("paused-corridors", (deps) => pausedCorridors(deps));
+  const mins: Minimums = loaded.ok ? loaded.value : {};
+  const paused = pauses.ok ? pauses.value : [];
+
+  const { draft: chosen, minor } = await chooseWhatToAsk(io, mins, paused);
+  const amount = { amount: minor, currency: currencyOfCountry(chosen.country) };
+  const created = await io.call("request-create", async (deps) => {
+    try {
+      const request = await deps.store.requests.create(
+        {
+          userId: io.userId,
+          chatId: io.chatId,
+          corridor: chosen.country,
+          beneficiary: { ...chosen.beneficiary } as Record<string, unknown>,
+          label: chosen.label,
+          name: chosen.name,
+          amount,
+        },
+        deps.now(),
+        deps.config.moneyRequests.ttlMs,
+      );
+      deps.logger.info({ corridor: chosen.country }, "money request created");
+      return { request };
+    } catch (error) {
+      if (error instanceof RequestLimitError) return { limit: error.limit };
+      throw error;
+    }
+  });
+  if (!created.ok) {
+    await io.show(() => failureText(io, created.error));
+    return;
+  }
+  if ("limit" in created.value) {
+    const { limit } = created.value;
+    await io.show(() => t("request:create.limit", { limit }));
+    return;
+  }
+  await io.show(() => t("request:create.done"));
+  await sendRequestCard(io, created.value.request);
+}
+
+/** The requester's own beneficiary and the amount; "change recipient" at the amount starts over. */
+async function chooseWhatToAsk(
+  io: FlowIo,
+  mins: Minimums,
+  paused: Awaited<ReturnType<typeof pausedCorridors>>,
+): Promise<{ draft: Draft; minor: number }> {
+  for (;;) {
+    const country = await chooseCountry(io, mins, io.t("request:create.intro"), paused);
+    const draft = await chooseRecipient(io, country);
+    const minor = await askLocalAmount(io, draft, mins[draft.country]);
+    if (minor !== undefined) return { draft, minor };
+  }
+}
+
+/** The amount the requester wants to receive, in local money only; undefined: "change recipient". */
+async function askLocalAmount(
+  io: FlowIo,
+  draft: Draft,
+  minimum: number | undefined,
+): Promise<number | undefined> {
+  const { t } = io;
+  const target = currencyOfCountry(draft.country);
+  const min = () =>
+    minimum === undefined ? t("payout:country.min_usd") : formatMoney(minimum, target, io.locale);
+  const answer = await promptText(
+    io,
+    () =>
+      t("request:create.amount", {
+        label: escapeHtml(draft.label),
+        currency: t(`payout:currency.${target}`),
+        min: min(),
+      }),
+    (text) => {
+      const checked = checkAmount(text, { mode: target, target, minimum, locale: io.locale });
+      // The payout screen also takes bitcoin units; a request is in the money it pays out in, nothing else.
+      if (checked.ok && checked.currency !== target) {
+        return {
+          ok: false,
+          error: t("request:create.local_only", { currency: t(`payout:currency.${target}`) }),
+        };
+      }
+      return checked.ok
+        ? { ok: true, value: checked.minor }
+        : { ok: false, error: amountErrorText(io, checked, target, min()) };
+    },
+    { keyboard: () => actionsKeyboard(t, ["change_recipient"]) },
+  );
+  if ("value" in answer) return answer.value;
+  return answer.action === payoutAction("change_recipient") ? undefined : askLocalAmount(io, draft, minimum);
+}
+
+/** The request card (QR photo, caption with the link, Share and Cancel), then the menu. */
+async function sendRequestCard(io: FlowIo, request: MoneyRequest): Promise<void> {
+  const { t, locale } = io;
+  await io.telegram(async (outside) => {
+    const card = requestCard(request, t, locale, outside.me.username);
+    const photo = await outside.replyWithPhoto(new InputFile(card.png, "request.png"), {
+      caption: card.caption,
+      parse_mode: "HTML",
+      reply_markup: card.keyboard,
+    });
+    await outside.reply(t("request:create.next"), { reply_markup: mainMenuKeyboard(t) });
+    return photo.message_id;
+  });
+}

@@ -1,0 +1,90 @@
+import type { Price } from "../../api/index.ts";
+import {
+  type Country,
+  type CurrencyCode,
+  type FiatCurrencyCode,
+  type ParseFailureReason,
+  parseAmount,
+} from "../../money/index.ts";
+
+/** What a payout amount may be: the corridors' minimums and ceilings, and reading what people type. Pure. */
+
+/** Spec 8: 2000 NGN. */
+const NGN_MIN_PAYOUT_KOBO = 200_000;
+/** Spec 8 and the sandbox docs: KES, ZAR and GHS payouts start at the equivalent of 2 USD. */
+const USD_MINIMUM_CENTS = 200;
+
+/** Amounts above these are taken for a typo ("absurdly large"), not quoted. */
+const MAX_PAYOUT_MINOR: Readonly<Record<FiatCurrencyCode, number>> = {
+  NGNKOBO: 2_000_000_000, // ₦20,000,000
+  KESCENT: 25_000_000, // KSh 250,000: the M-Pesa per-transaction ceiling
+  ZARCENT: 100_000_000, // R 1,000,000
+  GHSPESEWA: 5_000_000, // GH₵ 50,000
+};
+/** 0.2 BTC. */
+const MAX_PAY_SATS = 20_000_000;
+
+/**
+ * The smallest payout of a country in its minor units: NGN is fixed; the others are 2 USD at the price's
+ * `unitPricePerUsd` (a rate: turned into micro-units once, then integer math, rounded up like the API).
+ */
+export function minimumPayout(country: Country, price: Price | undefined): number | undefined {
+  if (country === "NG") return NGN_MIN_PAYOUT_KOBO;
+  const rate = price?.unitPricePerUsd?.amount;
+  if (rate === undefined || !Number.isFinite(rate) || rate <= 0) return undefined;
+  const micro = BigInt(Math.round(rate * 1_000_000));
+  const minor = (BigInt(USD_MINIMUM_CENTS) * micro + 999_999n) / 1_000_000n;
+  return minor <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(minor) : undefined;
+}
+
+export type AmountCheck =
+  | { ok: true; minor: number; currency: CurrencyCode }
+  | {
+      ok: false;
+      reason: ParseFailureReason | "looks_like_phone" | "below_minimum";
+      detected?: CurrencyCode;
+      foreign?: string;
+    };
+
+/** "0712345678", "+254 712…", "2348012345678": a phone or account number typed where an amount was asked. */
+export function looksLikePhoneOrAccount(text: string): boolean {
+  const compact = text.trim().replace(/[\s\-().]/g, "");
+  return (
+    /^\+\d{7,}$/.test(compact) || /^0\d{8,}$/.test(compact) || /^(?:234|254|233|27)\d{9,}$/.test(compact)
+  );
+}
+
+/**
+ * What the user typed at the amount step → minor units of the currency they meant. `mode` is the toggle: the
+ * target currency (what the recipient gets) or BTCSAT (what you pay). "21000 sats" works in fiat mode and
+ * "₦5,000" in sats mode. The fiat minimum is checked here; a sats amount is checked by the API.
+ */
+export function checkAmount(
+  text: string,
+  options: { mode: CurrencyCode; target: FiatCurrencyCode; minimum?: number; locale?: string },
+): AmountCheck {
+  if (looksLikePhoneOrAccount(text)) return { ok: false, reason: "looks_like_phone" };
+  const { mode, target } = options;
+  let result = parseAmount(text, {
+    currency: mode,
+    allowBtcUnits: mode !== "BTCSAT",
+    max: mode === "BTCSAT" ? MAX_PAY_SATS : MAX_PAYOUT_MINOR[target],
+    maxSats: MAX_PAY_SATS,
+    locale: options.locale,
+  });
+  if (!result.ok && result.reason === "wrong_currency" && mode === "BTCSAT" && result.detected === target) {
+    result = parseAmount(text, { currency: target, max: MAX_PAYOUT_MINOR[target], locale: options.locale });
+  }
+  if (!result.ok) {
+    return {
+      ok: false,
+      reason: result.reason,
+      ...(result.detected ? { detected: result.detected } : {}),
+      ...(result.foreign ? { foreign: result.foreign } : {}),
+    };
+  }
+  if (result.currency === target && options.minimum !== undefined && result.minor < options.minimum) {
+    return { ok: false, reason: "below_minimum" };
+  }
+  return { ok: true, minor: result.minor, currency: result.currency };
+}

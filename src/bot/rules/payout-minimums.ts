@@ -1,0 +1,34 @@
+import type { Price } from "../../api/index.ts";
+import { COUNTRIES, type Country, currencyOfCountry } from "../../money/index.ts";
+import { keys } from "../../store/index.ts";
+import type { BotDeps } from "../context.ts";
+import { cached } from "./cached.ts";
+import { minimumPayout } from "./payout-amount.ts";
+
+const MINIMUMS_TTL_SECONDS = 10 * 60;
+
+export type Minimums = Partial<Record<Country, number>>;
+
+/** The minimum payout per country (NGN fixed; the others 2 USD from GET /price), cached for 10 minutes. */
+export async function minimums(deps: BotDeps): Promise<Minimums> {
+  const load = async () => {
+    const result: Minimums = {};
+    await Promise.all(
+      COUNTRIES.map(async (country) => {
+        let price: Price | undefined;
+        if (country !== "NG") {
+          price = await deps.api.getPrice(currencyOfCountry(country).slice(0, 3)).catch((error: unknown) => {
+            deps.logger.warn({ err: error, country }, "price lookup failed; minimum shown as 2 USD");
+            return undefined;
+          });
+        }
+        const minimum = minimumPayout(country, price);
+        if (minimum !== undefined) result[country] = minimum;
+      }),
+    );
+    return result;
+  };
+  return cached(deps, keys.payoutMinimums(), MINIMUMS_TTL_SECONDS, load, (found) =>
+    COUNTRIES.every((country) => found[country] !== undefined),
+  );
+}

@@ -1,0 +1,226 @@
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkRefundInvoice, resolveDestination } from "../../../../src/bot/ops/refund/destination.ts";
+import type { LightningAddress } from "../../../../src/bot/ops/refund/lnurl.ts";
+import { LnurlError } from "../../../../src/bot/ops/refund/lnurl.ts";
+import { type DecodedInvoice, decodeLightningInvoice } from "../../../../src/bot/ops/treasury/treasury.ts";
+import { ConfigError, loadConfig, parseSupportContact } from "../../../../src/config.ts";
+import { silentLogger } from "../../../../src/log/logger.ts";
+import { refundableSats } from "../../../../src/orders/index.ts";
+import { encodeInvoice } from "../../../../src/standins/sandbox/bolt11.ts";
+import { type OrderRecord, RefundRepository } from "../../../../src/store/index.ts";
+import { freshRedis } from "../../../support/redis.ts";
+
+const NOW = 1_800_000_000_000;
+
+function invoice(amountSats: number | null, options: { network?: string; expirySeconds?: number } = {}) {
+  return encodeInvoice({
+    amountSats,
+    paymentHash: randomBytes(32),
+    paymentSecret: randomBytes(32),
+    description: "refund",
+    timestamp: Math.floor(NOW / 1000),
+    expirySeconds: options.expirySeconds ?? 3600,
+    ...(options.network ? { network: options.network } : {}),
+  });
+}
+
+describe("refund invoice checks", () => {
+  const expected = { amountSats: 6_754, network: "signet", now: NOW };
+  const check = (text: string) => checkRefundInvoice(decodeLightningInvoice(text)!, expected);
+
+  it("accepts a signet invoice for exactly the amount that stays payable", () => {
+    expect(check(invoice(6_754))).toBeUndefined();
+  });
+
+  it("refuses another network, no amount, another amount, a fraction of a sat more, and a short life", () => {
+    expect(check(invoice(6_754, { network: "bc" }))).toBe("wrong_network");
+    expect(
+      checkRefundInvoice(decodeLightningInvoice(invoice(6_754, { network: "bc" }))!, {
+        ...expected,
+        network: "mainnet",
+      }),
+    ).toBeUndefined();
+    expect(check(invoice(null))).toBe("amountless");
+    expect(check(invoice(6_753))).toBe("wrong_amount");
+    expect(check(invoice(6_755))).toBe("wrong_amount");
+    const decoded = decodeLightningInvoice(invoice(6_754))!;
+    const withMsat: DecodedInvoice = { ...decoded, amountMsat: 6_754_500n };
+    expect(checkRefundInvoice(withMsat, expected)).toBe("wrong_amount");
+    expect(check(invoice(6_754, { expirySeconds: 60 }))).toBe("expired");
+  });
+});
+
+describe("what the user sends for a refund", () => {
+  const deps = {
+    config: loadConfig({ LNURL_ALLOW_HTTP_LOOPBACK: "true" }),
+    logger: silentLogger(),
+  };
+  const expected = { amountSats: 5_000, now: NOW };
+
+  it("an invoice is shortened for display, never shown whole", async () => {
+    const text = invoice(5_000);
+    const result = await resolveDestination(deps, text, expected, () => {
+      throw new Error("no lookup for an invoice");
+    });
+    expect(result).toMatchObject({ ok: true, destinationKind: "invoice", invoice: text });
+    if (!result.ok) return;
+    expect(result.destination).not.toBe(text);
+    expect(result.destination.length).toBeLessThan(30);
+    expect(JSON.parse(JSON.stringify(result))).toEqual(result); // plain data for the conversation log
+  });
+
+  it("an address asks its service for the exact amount; the service's failures are the address's", async () => {
+    const asked: Array<[LightningAddress, bigint]> = [];
+    const ok = await resolveDestination(deps, "Ada@Wallet.example", expected, async (address, msat) => {
+      asked.push([address, msat]);
+      return { invoice: invoice(5_000), decoded: decodeLightningInvoice(invoice(5_000))! };
+    });
+    expect(asked).toEqual([[{ user: "ada", domain: "wallet.example" }, 5_000_000n]]);
+    expect(ok).toMatchObject({ ok: true, destinationKind: "address", destination: "ada@wallet.example" });
+    const wrong = await resolveDestination(deps, "ada@wallet.example", expected, async () => ({
+      invoice: invoice(4_000),
+      decoded: decodeLightningInvoice(invoice(4_000))!,
+    }));
+    expect(wrong).toEqual({ ok: false, problem: "address_failed" });
+    const range = await resolveDestination(deps, "ada@wallet.example", expected, async () => {
+      throw new LnurlError("amount_out_of_range");
+    });
+    expect(range).toEqual({ ok: false, problem: "address_amount" });
+  });
+
+  it("anything else, and anything too long, is not recognised", async () => {
+    for (const text of ["hello", "ada@", "x".repeat(3_000), `${invoice(5_000)}x`]) {
+      expect(await resolveDestination(deps, text, expected)).toEqual({
+        ok: false,
+        problem: "not_recognised",
+      });
+    }
+  });
+});
+
+describe("which orders can be refunded", () => {
+  const order = (patch: Partial<OrderRecord>) =>
+    ({
+      kind: "payout",
+      stage: "failed",
+      failureReason: "payout_failed",
+      pay: { amount: 6_754, currency: "BTCSAT" },
+      ...patch,
+    }) as OrderRecord;
+
+  it("a payout that failed after the payment arrived: everything the user paid", () => {
+    expect(refundableSats(order({}))).toBe(6_754);
+    expect(refundableSats(order({ failureReason: "payment_failed" }))).toBeUndefined();
+    expect(refundableSats(order({ failureReason: "order_failed" }))).toBeUndefined();
+    expect(refundableSats(order({ stage: "completed" }))).toBeUndefined();
+    expect(refundableSats(order({ kind: "buy", pay: { amount: 100, currency: "NGNKOBO" } }))).toBeUndefined();
+  });
+});
+
+describe("the refund gate in Redis", () => {
+  let redis: Redis;
+  let refunds: RefundRepository;
+  beforeAll(async () => {
+    redis = await freshRedis();
+    refunds = new RefundRepository(redis);
+  });
+  afterAll(async () => {
+    await redis?.quit();
+  });
+
+  const input = (orderId: string, state: "paying" | "awaiting_approval" = "paying") => ({
+    orderId,
+    state,
+    userId: 1,
+    chatId: 1,
+    amountSats: 6_754,
+    destinationKind: "invoice" as const,
+    destination: "lntbs…",
+    invoice: "lntbs1",
+    invoiceExpiresAt: NOW,
+    now: NOW,
+  });
+
+  it("opens one refund per order, even when twenty callers race", async () => {
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => refunds.open(input("o-1"))));
+    expect(outcomes.filter((outcome) => outcome === "opened")).toHaveLength(1);
+    expect(new Set(outcomes.filter((outcome) => outcome !== "opened"))).toEqual(new Set(["paying"]));
+    expect((await refunds.listOpen()).map((refund) => refund.orderId)).toEqual(["o-1"]);
+  });
+
+  it("moves only from the expected state, once; paid and uncertain block a new refund, failed allows one", async () => {
+    const moves = await Promise.all([
+      refunds.move("o-1", ["paying"], "sent", { transactionId: "tx-1" }),
+      refunds.move("o-1", ["paying"], "failed", { error: "x" }),
+    ]);
+    expect(moves.sort()).toEqual(["ok", "sent"]);
+    expect(await refunds.move("o-1", ["sent"], "paid")).toBe("ok");
+    expect(await refunds.open(input("o-1"))).toBe("paid");
+    expect(await refunds.listOpen()).toEqual([]);
+
+    await refunds.open(input("o-2"));
+    expect(await refunds.move("o-2", ["paying"], "uncertain", { error: "timeout" })).toBe("ok");
+    expect(await refunds.open(input("o-2"))).toBe("uncertain");
+    expect((await refunds.listOpen()).map((refund) => refund.orderId)).toEqual(["o-2"]);
+
+    await refunds.open(input("o-3"));
+    await refunds.move("o-3", ["paying"], "failed", { error: "Invoice expired" });
+    expect(await refunds.open(input("o-3"))).toBe("opened");
+    expect(await refunds.get("o-3")).toMatchObject({ state: "paying", attempt: 2 });
+    expect((await refunds.get("o-3"))?.error).toBeUndefined();
+    expect(await refunds.move("missing", ["paying"], "sent")).toBe("missing");
+  });
+
+  it("finds a refund by its withdrawal's transaction id or payment hash", async () => {
+    await refunds.linkTransaction("hash-3", "o-3");
+    expect((await refunds.findByTransaction("hash-3"))?.orderId).toBe("o-3");
+    expect(await refunds.findByTransaction("nothing")).toBeUndefined();
+  });
+});
+
+describe("SUPPORT_CONTACT and the refund settings", () => {
+  it("takes a @username, a t.me link, an email address or an https URL", () => {
+    expect(parseSupportContact("@payouts_help")).toEqual({
+      label: "@payouts_help",
+      url: "https://t.me/payouts_help",
+    });
+    expect(parseSupportContact("https://t.me/payouts_help")).toMatchObject({
+      url: "https://t.me/payouts_help",
+    });
+    expect(parseSupportContact("help@payouts.example")).toEqual({ label: "help@payouts.example" });
+    expect(parseSupportContact("https://payouts.example/help")).toMatchObject({
+      url: "https://payouts.example/help",
+    });
+    for (const bad of [
+      "payouts",
+      "@ab",
+      "javascript:alert(1)",
+      "tg://resolve?domain=x",
+      "ftp://x.example",
+      "https://x.example/?a=1&b=2",
+      "<b>@help</b>",
+    ]) {
+      expect(parseSupportContact(bad)).toBeUndefined();
+    }
+    expect(loadConfig({ SUPPORT_CONTACT: "@payouts_help" }).support.contact?.label).toBe("@payouts_help");
+    expect(loadConfig({}).support.contact).toBeUndefined();
+    expect(() => loadConfig({ SUPPORT_CONTACT: "call us" })).toThrow(ConfigError);
+  });
+
+  it("has a threshold default and never allows plain-http lookups in production", () => {
+    expect(loadConfig({}).refunds).toEqual({ approvalThresholdSats: 100_000, allowHttpLoopback: false });
+    expect(loadConfig({ REFUND_APPROVAL_THRESHOLD_SATS: "0" }).refunds.approvalThresholdSats).toBe(0);
+    expect(() => loadConfig({ REFUND_APPROVAL_THRESHOLD_SATS: "-1" })).toThrow(ConfigError);
+    let caught: unknown;
+    try {
+      loadConfig({ PAYOUT_ENV: "production", LNURL_ALLOW_HTTP_LOOPBACK: "true" });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as ConfigError).problems).toContain(
+      "LNURL_ALLOW_HTTP_LOOPBACK must not be true when PAYOUT_ENV=production",
+    );
+  });
+});

@@ -1,0 +1,85 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  BANK_ALIASES,
+  type BankEntry,
+  createBankSearch,
+  matchZaBank,
+  POPULAR_BANKS,
+} from "../../../../src/bot/rules/banks.ts";
+
+// The NGN bank registry the sandbox serves (a verbatim copy of the shared data file).
+const registry = JSON.parse(
+  readFileSync(new URL("../../../../src/standins/sandbox/data/banks.json", import.meta.url), "utf8"),
+) as Array<BankEntry & { name: string }>;
+const banks: BankEntry[] = registry.map(({ bankName, nipBankCode }) => ({ bankName, nipBankCode }));
+const search = createBankSearch(banks);
+const first = (query: string) => search.search(query)[0]?.bankName;
+
+describe("NGN bank search", () => {
+  it.each([
+    ["gtb", "GTBANK PLC"],
+    ["GTBank", "GTBANK PLC"],
+    ["guaranty trust", "GTBANK PLC"],
+    ["first bank", "FIRST BANK OF NIGERIA"],
+    ["fbn", "FIRST BANK OF NIGERIA"],
+    ["kuda", "KUDA MICROFINANCE BANK"],
+    ["opay", "OPAY"],
+    ["access", "ACCESS BANK"],
+    ["uba", "UNITED BANK FOR AFRICA"],
+    ["zenith", "ZENITH BANK"],
+    ["palmpay", "PALMPAY"],
+    ["moniepoint", "MONIEPOINT MICROFINANCE BANK"],
+    ["fcmb", "FIRST CITY MONUMENT BANK"],
+    ["first city", "FIRST CITY MONUMENT BANK"],
+    ["Stanbic", "STANBIC IBTC BANK"],
+    ["wema bank", "WEMA BANK"],
+  ])("%s → %s first", (query, expected) => {
+    expect(first(query)).toBe(expected);
+  });
+
+  it("tolerates typos", () => {
+    expect(first("zenit")).toBe("ZENITH BANK");
+    expect(first("fidelty")).toBe("FIDELITY BANK");
+    expect(search.search("kudaa").map((bank) => bank.bankName)).toContain("KUDA MICROFINANCE BANK");
+  });
+
+  it("offers several candidates, each bank once, at most the limit", () => {
+    const results = search.search("access", 6);
+    expect(results.length).toBeGreaterThan(1);
+    expect(results.length).toBeLessThanOrEqual(6);
+    expect(new Set(results.map((bank) => bank.nipBankCode)).size).toBe(results.length);
+    expect(results.every((bank) => /ACCESS/.test(bank.bankName))).toBe(true);
+  });
+
+  it("finds nothing for nonsense or a single letter", () => {
+    expect(search.search("qqqzzzxx")).toEqual([]);
+    expect(search.search("a")).toEqual([]);
+    expect(search.search("  ")).toEqual([]);
+  });
+
+  it("resolves by NIP code, and every alias and popular bank points at a bank of the registry", () => {
+    expect(search.byCode("000013")?.bankName).toBe("GTBANK PLC");
+    expect(search.byCode("999999")).toBeUndefined();
+    for (const code of [...Object.values(BANK_ALIASES), ...POPULAR_BANKS.map((bank) => bank.code)]) {
+      expect(search.byCode(code), code).toBeDefined();
+    }
+  });
+
+  it("ignores an alias whose bank is missing from the API's list", () => {
+    const partial = createBankSearch(banks.filter((bank) => bank.nipBankCode !== "000013"));
+    expect(partial.search("gtb").map((bank) => bank.bankName)).not.toContain("GTBANK PLC");
+  });
+});
+
+describe("ZA bank pick by name", () => {
+  const names = ["ABSA", "CAPITEC BANK", "CAPITEC BUSINESS BANK", "FNB", "NEDBANK", "STANDARD BANK"];
+  it("takes an exact or unique match only", () => {
+    expect(matchZaBank(names, "fnb")).toBe(3);
+    expect(matchZaBank(names, "capitec bank")).toBe(1);
+    expect(matchZaBank(names, "ned")).toBe(4);
+    expect(matchZaBank(names, "capitec")).toBeUndefined();
+    expect(matchZaBank(names, "bank")).toBeUndefined();
+    expect(matchZaBank(names, "x")).toBeUndefined();
+  });
+});
