@@ -28,9 +28,8 @@ export function buildCompiledBench(): string {
     },
   );
   if (result.status !== 0) throw new Error(`tsc failed (exit ${result.status}) building the compiled bench`);
-  cpSync(join(REPO_ROOT, "src", "sandbox", "data"), join(COMPILED_DIR, "src", "sandbox", "data"), {
-    recursive: true,
-  });
+  const data = join("src", "standins", "sandbox", "data");
+  cpSync(join(REPO_ROOT, data), join(COMPILED_DIR, data), { recursive: true });
   const locales = join(COMPILED_DIR, "locales");
   mkdirSync(COMPILED_DIR, { recursive: true });
   if (!existsSync(locales)) symlinkSync(join(REPO_ROOT, "locales"), locales, "dir");
