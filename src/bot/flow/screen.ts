@@ -9,7 +9,7 @@ import { inGroup, isCopy, waitFor } from "./wait.ts";
  * flows, rate alerts); the payout flows use the `FlowIo` screen object (`flow-io.ts`) on the same loop.
  */
 /** A screen's callback data: "<prefix>:<action>:<value>" (defineCallbackData with those two fields). */
-interface Codec {
+export interface Codec {
   filter(): RegExp;
   unpack(data: string): { action: string; value?: string };
   pack(data: { action: string; value: string }): string;
