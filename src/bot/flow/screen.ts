@@ -130,13 +130,15 @@ export async function waitForText(
   conversation: FlowConversation,
   hint: (ctx: FlowContext) => Promise<unknown>,
 ): Promise<{ ctx: FlowContext; text: string }> {
-  const input = await waitFor(conversation, {
-    text: true,
-    commands: "pass",
-    hint,
-    press: async () => "pass",
-  });
-  return { ctx: input.ctx, text: input.kind === "text" ? input.text : "" };
+  for (;;) {
+    const input = await waitFor(conversation, {
+      text: true,
+      commands: "pass",
+      hint,
+      press: async () => "pass",
+    });
+    if (input.kind === "text") return { ctx: input.ctx, text: input.text };
+  }
 }
 
 /**
