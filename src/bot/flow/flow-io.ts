@@ -6,9 +6,10 @@ import { telegramOnce } from "./telegram-once.ts";
 import { isCopy, waitFor } from "./wait.ts";
 
 /**
- * A flow's talking and waiting as one screen object (the payout flow and money requests use it): one "screen" (the bot message carrying the current buttons) is
- * edited in place after a button press or replaced by a new message after typed input (the old one loses its
- * buttons, so nothing can be pressed twice). Side effects go through `call`, which runs once and survives
+ * A flow's talking and waiting as one screen object, on the kernel's one wait loop (the payout flow and money
+ * requests use it): one "screen" (the bot message carrying the current buttons) is edited in place after a button
+ * press or replaced by a new message after typed input (the old one loses its buttons, so nothing can be pressed
+ * twice). Side effects go through `call`, which runs once and survives
  * replays: errors come back as plain data (a class does not survive the conversation log).
  *
  * Cost: the conversation log is kept in Redis for the whole flow and the flow is replayed from it on every
