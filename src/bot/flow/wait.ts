@@ -17,9 +17,9 @@ import type { FlowContext, FlowConversation } from "../context.ts";
  */
 
 /** What a press is to the waiting screen. */
-export type Press = "take" | "refused" | "pass";
+type Press = "take" | "refused" | "pass";
 
-export interface Waiting {
+interface Waiting {
   /** Decide on a press (data, and the message it was on); a refused press is answered here. */
   press(ctx: FlowContext, data: string, messageId: number | undefined): Promise<Press>;
   /** Take typed text (not commands). */
@@ -39,7 +39,7 @@ export interface Waiting {
   deadline?: number;
 }
 
-export type Input =
+type Input =
   | { kind: "text"; ctx: FlowContext; text: string; messageId: number }
   | { kind: "button"; ctx: FlowContext; data: string };
 
