@@ -23,7 +23,7 @@ export interface BuyArgs {
   requoteOf?: string;
 }
 
-export function cancelKeyboard(ctx: FlowContext): InlineKeyboard {
+function cancelKeyboard(ctx: FlowContext): InlineKeyboard {
   return new InlineKeyboard().add(cancelButton(ctx.t));
 }
 
