@@ -116,6 +116,41 @@ describe("an update in flight when the process is killed", () => {
     await second.kill("SIGTERM");
   }, 90_000);
 
+  it("the same for every flow: a buy screen shown twice takes its answer from the first copy", async () => {
+    const first = await start();
+    const user = tg.user({ id: 8305, first_name: "Funmi" });
+    await user.send("/buy");
+    await user.nextMessage({ match: "Step 1 of 3" });
+    let killed = false;
+    tg.faults.add({
+      method: "sendMessage",
+      chatId: user.id,
+      when: (params) => {
+        if (!killed && /Step 2 of 3/.test(String(params.text))) {
+          killed = true;
+          first.child.kill("SIGKILL");
+        }
+        return false;
+      },
+    });
+    await user.send(TESTNET_ADDRESS);
+    const firstCopy = await user.nextMessage({ match: "Step 2 of 3" });
+    expect((await first.exited).signal).toBe("SIGKILL");
+    const second = await start();
+    const secondCopy = await user.nextMessage({ match: "Step 2 of 3" });
+    expect(secondCopy.message_id).toBeGreaterThan(firstCopy.message_id);
+    // The user answers the copy they read first: that is the speed step's answer, and neither copy keeps buttons.
+    await (await user.press(firstCopy, /Fast/)).answer();
+    await user.nextMessage({ match: "Step 3 of 3" });
+    expect(user.message(firstCopy.message_id)?.reply_markup).toBeUndefined();
+    expect(user.message(secondCopy.message_id)?.reply_markup).toBeUndefined();
+    expect(user.message(secondCopy.message_id)?.text).toBe("Delivery speed: ⚡ Fast · about 10–30 min");
+    await user.send("30000");
+    const quote = await user.nextMessage({ match: "Your bitcoin quote" });
+    expect(quote.text).toContain("⚡ Fast");
+    await second.kill("SIGTERM");
+  }, 90_000);
+
   it("Confirm while the invoice is being sent: after restart the invoice and the status card arrive once", async () => {
     const first = await start();
     const user = tg.user({ id: 8301, first_name: "Bisi" });

@@ -1,13 +1,12 @@
 import { escapeHtml } from "../../i18n/index.ts";
 import type { FlowContext, FlowConversation } from "../context.ts";
-import { clearButtons } from "../flow/screen.ts";
+import { askAddress as askOnchainAddress } from "../flow/onchain-steps.ts";
 import {
   type AddressCheck,
   addressPrefixesText,
   type BitcoinNetworkSetting,
-  checkBitcoinAddress,
 } from "../rules/bitcoin-address.ts";
-import { cancelKeyboard, waitForInput } from "./screens.ts";
+import { BUY_SCREEN } from "./screens.ts";
 
 /** Why an address was refused, in the user's language, with what to send instead. */
 function addressProblemText(
@@ -30,29 +29,12 @@ function addressProblemText(
 export async function askAddress(conversation: FlowConversation, ctx: FlowContext): Promise<string> {
   const network = ctx.deps.config.bitcoinNetwork;
   const prefixes = addressPrefixesText(network, ctx.t);
-  const prompt = await ctx.reply(
-    ctx.t("buy:address.prompt", { network: ctx.t(`buy:address.network.${network}`), prefixes }),
-    { parse_mode: "HTML", reply_markup: cancelKeyboard(ctx) },
-  );
-  for (;;) {
-    const input = await waitForInput(conversation, {
-      messageId: prompt.message_id,
-      actions: [],
-      acceptText: true,
-      hint: (current) => current.t("buy:address.not_text", { prefixes }),
-    });
-    if (input.kind !== "text") continue;
-    const check = checkBitcoinAddress(input.text, network);
-    if (check.ok) {
-      await clearButtons(input.ctx, prompt.message_id);
-      await input.ctx.reply(input.ctx.t("buy:address.accepted", { address: escapeHtml(check.address) }), {
-        parse_mode: "HTML",
-      });
-      return check.address;
-    }
-    await input.ctx.reply(addressProblemText(input.ctx, check, network), {
-      parse_mode: "HTML",
-      reply_markup: cancelKeyboard(input.ctx),
-    });
-  }
+  const { address } = await askOnchainAddress(conversation, ctx, {
+    ...BUY_SCREEN,
+    prompt: ctx.t("buy:address.prompt", { network: ctx.t(`buy:address.network.${network}`), prefixes }),
+    hint: (current) => current.t("buy:address.not_text", { prefixes }),
+    problem: (current, check) => addressProblemText(current, check, network),
+    accepted: (current, accepted) => current.t("buy:address.accepted", { address: escapeHtml(accepted) }),
+  });
+  return address;
 }

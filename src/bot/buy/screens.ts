@@ -23,18 +23,16 @@ export interface BuyArgs {
   requoteOf?: string;
 }
 
-export function cancelKeyboard(ctx: FlowContext): InlineKeyboard {
+function cancelKeyboard(ctx: FlowContext): InlineKeyboard {
   return new InlineKeyboard().add(cancelButton(ctx.t));
 }
 
 /** A buy screen: buy:<action> buttons, the ❌ under every hint, unknown commands answered with the hint. */
-type BuyScreen = Omit<Screen, "codec" | "hintKeyboard" | "commands">;
+export const BUY_SCREEN = { codec: buyData, hintKeyboard: cancelKeyboard, commands: "hint" } as const;
 
-export function waitForInput(conversation: FlowConversation, screen: BuyScreen): Promise<ScreenInput> {
-  return waitForScreen(conversation, {
-    ...screen,
-    codec: buyData,
-    hintKeyboard: cancelKeyboard,
-    commands: "hint",
-  });
+export function waitForInput(
+  conversation: FlowConversation,
+  screen: Omit<Screen, keyof typeof BUY_SCREEN>,
+): Promise<ScreenInput> {
+  return waitForScreen(conversation, { ...screen, ...BUY_SCREEN });
 }

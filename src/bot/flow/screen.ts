@@ -1,23 +1,15 @@
 import { InlineKeyboard } from "grammy";
 import type { FlowContext, FlowConversation } from "../context.ts";
 import { cancelButton } from "./main-menu.ts";
+import { inGroup, isCopy, waitFor } from "./wait.ts";
 
 /**
- * The flow kernel's one "wait for this screen's input" loop, used by every conversation that waits on plain
- * screens (buy, /newlink, the ops flows).
- *
- * - Buttons count only on the screen's own message and only with the screen's actions; any other press passes
- *   through to its own handler (an old quote's Confirm gets its toast there; an approval card's buttons keep
- *   working while someone prepares a withdrawal).
- * - In a group (the admin group) a flow belongs to whoever started it: only their messages count, and only as a
- *   reply to the prompt (with privacy mode on that is all the bot sees anyway); everything else passes through
- *   untouched, so other admins keep using the bot.
- * - In a private chat, text that is not a command counts; anything else gets the step's hint and the flow keeps
- *   waiting. Commands that are not flow escapes (/cancel and menu commands are handled before the flow by the
- *   cancel feature) go on to their handlers, or get the hint when the screen says `commands: "hint"`.
+ * Plain screens: a bot message with the flow's buttons (packed with the flow's codec), waited on with the kernel's
+ * one loop (`wait.ts`). Used by the conversations that send their screens themselves (buy, /newlink, the ops
+ * flows, rate alerts); the payout flows use the `FlowIo` screen object (`flow-io.ts`) on the same loop.
  */
 /** A screen's callback data: "<prefix>:<action>:<value>" (defineCallbackData with those two fields). */
-interface Codec {
+export interface Codec {
   filter(): RegExp;
   unpack(data: string): { action: string; value?: string };
   pack(data: { action: string; value: string }): string;
@@ -77,48 +69,75 @@ export type ScreenInput =
   | { kind: "text"; ctx: FlowContext; text: string; messageId: number }
   | { kind: "button"; ctx: FlowContext; action: string; value: string };
 
+/** The screens a conversation waited on, newest last (rebuilt by every replay, like the rest of the run). */
+const trails = new WeakMap<FlowConversation, { current: number | undefined; previous: number | undefined }>();
+
+function trailOf(conversation: FlowConversation, messageId: number) {
+  const trail = trails.get(conversation) ?? { current: undefined, previous: undefined };
+  if (trail.current !== messageId) {
+    trail.previous = trail.current;
+    trail.current = messageId;
+  }
+  trails.set(conversation, trail);
+  return trail;
+}
+
+/**
+ * Wait for a screen's input. A press on a copy of the screen (see `isCopy`) counts as a press on the screen; the
+ * copy then loses its buttons, and the screen itself is settled by the step as usual.
+ */
 export async function waitForScreen(conversation: FlowConversation, screen: Screen): Promise<ScreenInput> {
+  const trail = trailOf(conversation, screen.messageId);
+  const input = await waitFor(conversation, {
+    text: screen.acceptText,
+    ...(screen.owner !== undefined ? { owner: screen.owner } : {}),
+    promptId: screen.messageId,
+    commands: screen.commands ?? "pass",
+    ...(screen.deadline !== undefined ? { deadline: screen.deadline } : {}),
+    hint: async (ctx) => {
+      const keyboard = screen.hintKeyboard?.(ctx);
+      await ctx.reply(screen.hint(ctx), {
+        parse_mode: "HTML",
+        ...(keyboard ? { reply_markup: keyboard } : {}),
+      });
+    },
+    press: async (ctx, data, messageId) => {
+      if (!screen.codec.filter().test(data)) return "pass";
+      const copy = messageId !== screen.messageId && isCopy(messageId, trail);
+      if (messageId !== screen.messageId && !copy) return "pass";
+      if (!inGroup(ctx) || screen.owner === undefined || ctx.callbackQuery?.from.id === screen.owner) {
+        if (screen.actions.includes(screen.codec.unpack(data).action)) {
+          if (copy) await clearButtons(ctx, messageId!);
+          return "take";
+        }
+      }
+      if (!inGroup(ctx)) return "pass";
+      // Someone else's screen: say so instead of a spinner.
+      await ctx.answerCallbackQuery({ text: ctx.t("admin:flow.not_yours") });
+      return "refused";
+    },
+  });
+  if (input.kind === "text") return input;
+  const { action, value } = screen.codec.unpack(input.data);
+  return { kind: "button", ctx: input.ctx, action, value: value ?? "" };
+}
+
+/**
+ * A step that takes typed text only: every press and unknown command goes on to its own handler (/cancel is
+ * handled before the flow), anything else that is not text gets `hint`.
+ */
+export async function waitForText(
+  conversation: FlowConversation,
+  hint: (ctx: FlowContext) => Promise<unknown>,
+): Promise<{ ctx: FlowContext; text: string }> {
   for (;;) {
-    const maxMilliseconds =
-      screen.deadline === undefined
-        ? undefined
-        : Math.max(1_000, screen.deadline - (await conversation.now()));
-    const ctx = await conversation.wait(maxMilliseconds === undefined ? undefined : { maxMilliseconds });
-    const inGroup = ctx.chat?.type === "group" || ctx.chat?.type === "supergroup";
-    const query = ctx.callbackQuery;
-    if (query) {
-      const data = query.data ?? "";
-      const mine = screen.codec.filter().test(data) && query.message?.message_id === screen.messageId;
-      if (mine && (!inGroup || screen.owner === undefined || query.from.id === screen.owner)) {
-        const { action, value } = screen.codec.unpack(data);
-        if (screen.actions.includes(action)) return { kind: "button", ctx, action, value: value ?? "" };
-      }
-      if (mine && inGroup) {
-        // Someone else's screen: say so instead of a spinner.
-        await ctx.answerCallbackQuery({ text: ctx.t("admin:flow.not_yours") });
-        await conversation.skip({ next: false });
-      }
-      await conversation.skip({ next: true });
-    }
-    const message = ctx.message;
-    if (!message) await conversation.skip({ next: true });
-    const text = message?.text;
-    if (inGroup) {
-      const fromOwner = screen.owner === undefined || message?.from?.id === screen.owner;
-      const replyToPrompt = message?.reply_to_message?.message_id === screen.messageId;
-      if (!fromOwner || !replyToPrompt) await conversation.skip({ next: true });
-    } else if (text?.startsWith("/") && screen.commands !== "hint") {
-      // An unknown command mid-flow: other handlers decide (merchant and ops commands work as usual).
-      await conversation.skip({ next: true });
-    }
-    if (screen.acceptText && text !== undefined && !text.startsWith("/")) {
-      return { kind: "text", ctx, text, messageId: message!.message_id };
-    }
-    const keyboard = screen.hintKeyboard?.(ctx);
-    await ctx.reply(screen.hint(ctx), {
-      parse_mode: "HTML",
-      ...(keyboard ? { reply_markup: keyboard } : {}),
+    const input = await waitFor(conversation, {
+      text: true,
+      commands: "pass",
+      hint,
+      press: async () => "pass",
     });
+    if (input.kind === "text") return { ctx: input.ctx, text: input.text };
   }
 }
 

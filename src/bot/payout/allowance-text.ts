@@ -1,7 +1,7 @@
 import { escapeHtml } from "../../i18n/index.ts";
 import { type Country, currencyOfCountry, formatMoney } from "../../money/index.ts";
+import type { FlowIo } from "../flow/flow-io.ts";
 import type { Allowance } from "./allowance.ts";
-import type { FlowIo } from "./flow-io.ts";
 
 /** Shown above the amount prompt when an amount is over what the user may still send today. */
 export function overLimitNotice(io: FlowIo, country: Country, allowance: Allowance): string {

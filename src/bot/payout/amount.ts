@@ -1,10 +1,10 @@
 import { InlineKeyboard } from "grammy";
 import { escapeHtml, quoteInput } from "../../i18n/index.ts";
 import { type CurrencyCode, currencyOfCountry, formatMoney } from "../../money/index.ts";
+import { type FlowIo, type Lazy, resolve } from "../flow/flow-io.ts";
 import { cancelButton } from "../flow/main-menu.ts";
 import { type AmountCheck, checkAmount } from "../rules/payout-amount.ts";
 import { payoutAction } from "./callback-data.ts";
-import { type FlowIo, type Lazy, resolve } from "./flow-io.ts";
 import { actionButton } from "./keyboards.ts";
 import { type AmountChoice, type Draft, withNotice } from "./prompts.ts";
 

@@ -1,5 +1,6 @@
 import { COUNTRIES } from "../../money/index.ts";
 import { defineCallbackData, ID, int, oneOf } from "../../telegram/callback-data.ts";
+import type { FlowScreens } from "../flow/flow-io.ts";
 
 /**
  * Buttons of the payout flow. Every prefix starts with "po-"; values are short codes or the API's order id,
@@ -59,3 +60,11 @@ export const PAYOUT_FLOW_DATA = new RegExp(
     .map((codec) => `(?:${codec.filter().source})`)
     .join("|"),
 );
+
+/** The payout flows' screens (the payout and money requests): their buttons, and a quote card's Confirm kept outside. */
+export const PAYOUT_SCREENS: FlowScreens = {
+  data: PAYOUT_FLOW_DATA,
+  handledOutside: /^po-ok:/,
+  staleToast: "payout:stale",
+  name: "payout",
+};

@@ -1,11 +1,12 @@
 import { type Country, type CurrencyCode, isCurrencyCode } from "../../money/index.ts";
 import type { FlowContext, FlowConversation } from "../context.ts";
+import { FlowIo } from "../flow/flow-io.ts";
 import { pausedCorridors } from "../rules/pauses.ts";
 import { methodOf } from "../rules/payout-method.ts";
 import { type Minimums, minimums } from "../rules/payout-minimums.ts";
 import { askAmount } from "./amount.ts";
+import { PAYOUT_SCREENS } from "./callback-data.ts";
 import { chooseCountry, chooseRecipient } from "./country.ts";
-import { FlowIo } from "./flow-io.ts";
 import { type AmountChoice, type Draft, draftOf } from "./prompts.ts";
 import { quoteAndConfirm } from "./quote.ts";
 import type { PayoutBeneficiary } from "./recipient.ts";
@@ -39,7 +40,7 @@ export async function payoutFlow(
   ctx: FlowContext,
   args?: PayoutArgs,
 ): Promise<void> {
-  const io = new FlowIo(conversation, ctx);
+  const io = new FlowIo(conversation, ctx, PAYOUT_SCREENS);
   const { t } = io;
   let draft: Draft | undefined;
   let amount: AmountChoice | undefined;

@@ -1,5 +1,6 @@
 import { COUNTRY_FLAGS, type Country, currencyOfCountry, formatMoney, isCountry } from "../../money/index.ts";
 import type { PauseScope } from "../../store/index.ts";
+import type { FlowIo } from "../flow/flow-io.ts";
 import { maintenanceNotice, quotesPaused } from "../rules/pauses.ts";
 import type { Minimums } from "../rules/payout-minimums.ts";
 import { payoutCountryData } from "./callback-data.ts";
@@ -7,7 +8,6 @@ import { ghanaRecipient } from "./corridors/gh.ts";
 import { kenyaRecipient } from "./corridors/ke.ts";
 import { nigeriaRecipient } from "./corridors/ng.ts";
 import { southAfricaRecipient } from "./corridors/za.ts";
-import type { FlowIo } from "./flow-io.ts";
 import { countryKeyboard } from "./keyboards.ts";
 import { askButton, type Draft, withNotice } from "./prompts.ts";
 import { PAYOUT_COUNTRIES } from "./quote-rules.ts";

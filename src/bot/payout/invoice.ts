@@ -3,7 +3,7 @@ import { escapeHtml } from "../../i18n/index.ts";
 import { formatMoney } from "../../money/index.ts";
 import { formatExpiryTime, renderStatusCard } from "../../orders/index.ts";
 import type { OrderRecord } from "../../store/index.ts";
-import type { FlowIo } from "./flow-io.ts";
+import type { FlowIo } from "../flow/flow-io.ts";
 import { invoiceKeyboard } from "./keyboards.ts";
 import { invoiceQrData, qrPng } from "./qr.ts";
 import { formatCountdown } from "./quote-rules.ts";

@@ -1,7 +1,7 @@
 import type { InlineKeyboard } from "grammy";
 import type { Country, CurrencyCode } from "../../money/index.ts";
 import { describeApiError } from "../flow/api-errors.ts";
-import { type FlowIo, fromFailure, type Lazy, resolve } from "./flow-io.ts";
+import { type FlowIo, fromFailure, type Lazy, resolve } from "../flow/flow-io.ts";
 import { cancelOnlyKeyboard } from "./keyboards.ts";
 import {
   describeBeneficiary,

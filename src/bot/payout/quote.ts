@@ -1,5 +1,6 @@
 import { formatExpiryTime, requoteCallbackData } from "../../orders/index.ts";
 import { describeApiError } from "../flow/api-errors.ts";
+import { type FlowIo, fromFailure, type Outcome } from "../flow/flow-io.ts";
 import { mainMenuKeyboard } from "../flow/main-menu.ts";
 import { customerReferenceFor } from "../rules/customer-reference.ts";
 import { maintenanceNotice, quotesPaused } from "../rules/pauses.ts";
@@ -7,7 +8,6 @@ import { SUPERSEDED, supersede } from "../rules/supersede.ts";
 import { type Allowance, allowanceFor } from "./allowance.ts";
 import { overLimitNotice } from "./allowance-text.ts";
 import { payoutAction, payoutConfirmData } from "./callback-data.ts";
-import { type FlowIo, fromFailure, type Outcome } from "./flow-io.ts";
 import { sendInvoice } from "./invoice.ts";
 import { actionsKeyboard, expiredQuoteKeyboard, quoteKeyboard } from "./keyboards.ts";
 import { type AmountChoice, askButton, type Draft, methodWords } from "./prompts.ts";

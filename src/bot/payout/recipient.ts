@@ -2,9 +2,9 @@ import type {
   GhsMtnBeneficiary,
   KesBeneficiary,
   NgnBankBeneficiary,
-  PayoutApiErrorKind,
   ZarBankBeneficiary,
 } from "../../api/index.ts";
+import type { ApiFailure } from "../flow/flow-io.ts";
 
 /** What the user types for a beneficiary, checked before any API call; labels for cards and saved recipients. */
 
@@ -59,15 +59,6 @@ type EnquiryProblem =
   | { kind: "rate_limited"; seconds: number }
   | { kind: "unavailable" }
   | { kind: "rejected"; reason: string };
-
-export interface ApiFailure {
-  kind: PayoutApiErrorKind | "unknown";
-  apiMessage?: string;
-  retryAfterMs?: number;
-  status?: number;
-  /** The API may have carried the action out although it failed (see PayoutApiError.outcomeUnknown). */
-  outcomeUnknown?: boolean;
-}
 
 export function classifyEnquiryFailure(failure: ApiFailure): EnquiryProblem {
   const message = failure.apiMessage ?? "";

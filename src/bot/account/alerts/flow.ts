@@ -1,5 +1,4 @@
 import { createConversation } from "@grammyjs/conversations";
-import { InlineKeyboard } from "grammy";
 import {
   COUNTRY_FLAGS,
   type Country,
@@ -9,8 +8,7 @@ import {
 } from "../../../money/index.ts";
 import { MAX_RATE_ALERTS, RateAlertLimitError } from "../../../store/index.ts";
 import type { BotContext, FlowContext, FlowConversation } from "../../context.ts";
-import { cancelButton } from "../../flow/main-menu.ts";
-import { waitForScreen } from "../../flow/screen.ts";
+import { askScreen, clearButtons } from "../../flow/screen.ts";
 import { priceServiceFor, satsValue } from "../../rules/price.ts";
 import { ALERT_SATS, alertMoney, alertSats } from "./render.ts";
 
@@ -64,20 +62,16 @@ async function rateAlertFlow(
   let current = ctx;
   let text = ctx.t("ratealert:ask", names(ctx));
   for (;;) {
-    const prompt = await current.reply(text, {
-      parse_mode: "HTML",
-      reply_markup: InlineKeyboard.from([[cancelButton(current.t)]]),
-    });
-    const input = await waitForScreen(conversation, {
+    const { messageId, input } = await askScreen(conversation, current, {
+      text,
+      rows: [],
       codec: TEXT_ONLY,
-      messageId: prompt.message_id,
-      actions: [],
       acceptText: true,
       hint: (next) => next.t("ratealert:hint"),
     });
     current = input.ctx;
+    await clearButtons(current, messageId);
     if (input.kind !== "text") continue;
-    await current.api.editMessageReplyMarkup(current.chat!.id, prompt.message_id).catch(() => undefined);
     const parsed = parseAmount(input.text, { currency, locale: current.locale, max: MAX_THRESHOLD });
     if (!parsed.ok || parsed.currency !== currency) {
       text = current.t("ratealert:invalid", names(current));

@@ -3,7 +3,7 @@ import { currencyOfCountry, formatMoney } from "../../../money/index.ts";
 import { RecipientLimitError, RepeatLimitError } from "../../../store/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
 import { cancelButton } from "../../flow/main-menu.ts";
-import { waitForText } from "../../flow/wait-text.ts";
+import { waitForText } from "../../flow/screen.ts";
 import { checkAmount } from "../../rules/payout-amount.ts";
 import { minimums } from "../../rules/payout-minimums.ts";
 import { maskedLabel } from "../recipients.ts";

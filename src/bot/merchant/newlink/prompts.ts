@@ -2,9 +2,10 @@ import type { Speed } from "../../../api/index.ts";
 import { quoteInput } from "../../../i18n/index.ts";
 import { formatMoney, parseAmount } from "../../../money/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
+import { askAddress as askOnchainAddress, askSpeed as askOnchainSpeed } from "../../flow/onchain-steps.ts";
 import { askScreen, clearButtons, type ScreenButton, type ScreenInput } from "../../flow/screen.ts";
-import { addressPrefixesText, checkBitcoinAddress } from "../../rules/bitcoin-address.ts";
-import { MIN_ONCHAIN_SATS, SPEEDS } from "../../rules/onchain.ts";
+import { addressPrefixesText } from "../../rules/bitcoin-address.ts";
+import { MIN_ONCHAIN_SATS } from "../../rules/onchain.ts";
 import { minorFor, priceServiceFor } from "../../rules/price.ts";
 import { newlinkData } from "../callback-data.ts";
 
@@ -105,34 +106,25 @@ export async function askAddress(
 ): Promise<{ address: string; ctx: FlowContext }> {
   const network = ctx.deps.config.bitcoinNetwork;
   const prefixes = addressPrefixesText(network, ctx.t);
-  let text = ctx.t("merchant:newlink.address_prompt", { network, prefixes });
-  let current = ctx;
-  for (;;) {
-    const input = await ask(conversation, current, text);
-    current = input.ctx;
-    if (input.kind !== "text") continue;
-    const check = checkBitcoinAddress(input.text, network);
-    if (check.ok) return { address: check.address, ctx: current };
-    text = current.t("merchant:newlink.address_invalid", { network, prefixes, reason: check.reason });
-  }
+  return askOnchainAddress(conversation, ctx, {
+    codec: newlinkData,
+    prompt: ctx.t("merchant:newlink.address_prompt", { network, prefixes }),
+    hint: (current) => current.t("merchant:newlink.hint"),
+    problem: (current, check) =>
+      current.t("merchant:newlink.address_invalid", { network, prefixes, reason: check.reason }),
+  });
 }
 
-export async function askSpeed(
+export function askSpeed(
   conversation: FlowConversation,
   ctx: FlowContext,
 ): Promise<{ speed: Speed; ctx: FlowContext }> {
-  for (;;) {
-    const input = await ask(conversation, ctx, ctx.t("merchant:newlink.speed_prompt"), {
-      buttons: [
-        SPEEDS.map((speed) => ({ label: ctx.t(`merchant:speed.${speed}`), action: "speed", value: speed })),
-      ],
-      acceptText: false,
-      hint: ctx.t("merchant:newlink.button_hint"),
-    });
-    const speed = SPEEDS.find((candidate) => input.kind === "button" && candidate === input.value);
-    if (speed) return { speed, ctx: input.ctx };
-    ctx = input.ctx;
-  }
+  return askOnchainSpeed(conversation, ctx, {
+    codec: newlinkData,
+    prompt: ctx.t("merchant:newlink.speed_prompt"),
+    label: (current, speed) => current.t(`merchant:speed.${speed}`),
+    hint: (current) => current.t("merchant:newlink.button_hint"),
+  });
 }
 
 export async function askCallbackUrl(

@@ -4,7 +4,7 @@ import { refundableSats, renderRefundCard } from "../../../orders/index.ts";
 import type { OrderRecord, RefundRecord } from "../../../store/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
 import { cancelButton } from "../../flow/main-menu.ts";
-import { waitForText } from "../../flow/wait-text.ts";
+import { waitForText } from "../../flow/screen.ts";
 import { type Destination, MAX_DESTINATION_LENGTH, resolveDestination } from "./destination.ts";
 import { openRefund, proceedRefund, refundOpening } from "./refunds.ts";
 

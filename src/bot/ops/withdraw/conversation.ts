@@ -1,6 +1,7 @@
 import { createConversation } from "@grammyjs/conversations";
 import type { BotContext, FlowContext, FlowConversation } from "../../context.ts";
 import { FLOWS } from "../../flow/enter.ts";
+import { clearButtons } from "../../flow/screen.ts";
 import { describePayload, namesFor, renderApprovalCard } from "../treasury/card.ts";
 import { requestWithdrawal } from "../treasury/treasury.ts";
 import { collectBtcWithdrawal } from "./btc.ts";
@@ -35,7 +36,7 @@ async function withdrawFlow(conversation: FlowConversation, ctx: FlowContext, ar
     [[{ label: current.t("admin:withdraw.confirm_button"), action: "confirm" }]],
   );
   current = input.ctx;
-  await current.api.editMessageReplyMarkup(chatId, messageId).catch(() => undefined);
+  await clearButtons(current, messageId);
 
   const deps = current.deps;
   const requesterName = current.from?.username

@@ -1,5 +1,5 @@
 import { escapeHtml } from "../../../i18n/index.ts";
-import type { FlowIo } from "../flow-io.ts";
+import type { FlowIo } from "../../flow/flow-io.ts";
 import { formatPhone, normaliseGhanaMtn } from "../phone.ts";
 import { type Draft, draftOf, promptName, promptValue } from "../prompts.ts";
 

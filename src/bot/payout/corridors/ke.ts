@@ -1,6 +1,6 @@
 import { escapeHtml } from "../../../i18n/index.ts";
+import type { FlowIo } from "../../flow/flow-io.ts";
 import { payoutMethodData, payoutNetworkData } from "../callback-data.ts";
-import type { FlowIo } from "../flow-io.ts";
 import { kenyaMethodKeyboard, networkKeyboard } from "../keyboards.ts";
 import { formatPhone, normaliseKenyanPhone } from "../phone.ts";
 import { askButton, type Draft, draftOf, promptName, promptValue } from "../prompts.ts";

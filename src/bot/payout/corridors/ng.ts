@@ -1,8 +1,8 @@
 import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
 import { validationMessageKey } from "../../flow/api-errors.ts";
+import type { FlowIo } from "../../flow/flow-io.ts";
 import type { BankEntry } from "../../rules/banks.ts";
 import { payoutAction, payoutBankData } from "../callback-data.ts";
-import type { FlowIo } from "../flow-io.ts";
 import { actionsKeyboard, bankResultsKeyboard, popularBanksKeyboard } from "../keyboards.ts";
 import { askButton, type Draft, draftOf, failureText, promptText, withNotice } from "../prompts.ts";
 import { ngBankSearch } from "../quote-orders.ts";

@@ -1,7 +1,7 @@
 import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
+import type { FlowIo } from "../../flow/flow-io.ts";
 import { matchZaBank } from "../../rules/banks.ts";
 import { payoutAction, payoutZaBankData } from "../callback-data.ts";
-import type { FlowIo } from "../flow-io.ts";
 import { actionsKeyboard, zaBanksKeyboard } from "../keyboards.ts";
 import {
   askButton,

@@ -3,14 +3,14 @@ import { escapeHtml } from "../../../i18n/index.ts";
 import { currencyOfCountry, formatMoney } from "../../../money/index.ts";
 import { type MoneyRequest, RequestLimitError } from "../../../store/index.ts";
 import type { FlowContext, FlowConversation } from "../../context.ts";
+import { FlowIo } from "../../flow/flow-io.ts";
 import { mainMenuKeyboard } from "../../flow/main-menu.ts";
 import { pausedCorridors } from "../../rules/pauses.ts";
 import { checkAmount } from "../../rules/payout-amount.ts";
 import { type Minimums, minimums } from "../../rules/payout-minimums.ts";
 import { amountErrorText } from "../amount.ts";
-import { payoutAction } from "../callback-data.ts";
+import { PAYOUT_SCREENS, payoutAction } from "../callback-data.ts";
 import { chooseCountry, chooseRecipient } from "../country.ts";
-import { FlowIo } from "../flow-io.ts";
 import { actionsKeyboard } from "../keyboards.ts";
 import { type Draft, failureText, promptText } from "../prompts.ts";
 import { requestCard } from "./card.ts";
@@ -23,7 +23,7 @@ export const REQUEST_CONVERSATION = "request";
  * the request card: a QR photo of the link, the link, Share (inline mode) and Cancel.
  */
 export async function requestFlow(conversation: FlowConversation, ctx: FlowContext): Promise<void> {
-  const io = new FlowIo(conversation, ctx);
+  const io = new FlowIo(conversation, ctx, PAYOUT_SCREENS);
   const { t } = io;
   const loaded = await io.call("minimums", (deps) => minimums(deps));
   const pauses = await io.call("paused-corridors", (deps) => pausedCorridors(deps));

@@ -1,6 +1,6 @@
 import { isCurrencyCode } from "../../../money/index.ts";
 import type { MoneyRequest } from "../../../store/index.ts";
-import type { FlowIo } from "../flow-io.ts";
+import type { FlowIo } from "../../flow/flow-io.ts";
 import { type AmountChoice, type Draft, failureText } from "../prompts.ts";
 import type { PayoutBeneficiary } from "../recipient.ts";
 import { requestFacts } from "./card.ts";

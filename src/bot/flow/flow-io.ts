@@ -1,15 +1,15 @@
 import { type Context, GrammyError, type InlineKeyboard } from "grammy";
-import { PayoutApiError } from "../../api/index.ts";
+import { PayoutApiError, type PayoutApiErrorKind } from "../../api/index.ts";
 import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
 import type { BotDeps, FlowContext, FlowConversation } from "../context.ts";
-import { telegramOnce } from "../flow/telegram-once.ts";
-import { PAYOUT_FLOW_DATA } from "./callback-data.ts";
-import type { ApiFailure } from "./recipient.ts";
+import { telegramOnce } from "./telegram-once.ts";
+import { isCopy, waitFor } from "./wait.ts";
 
 /**
- * The flow's talking and waiting, in one place: one "screen" (the bot message carrying the current buttons) is
- * edited in place after a button press or replaced by a new message after typed input (the old one loses its
- * buttons, so nothing can be pressed twice). Side effects go through `call`, which runs once and survives
+ * A flow's talking and waiting as one screen object, on the kernel's one wait loop (the payout flow and money
+ * requests use it): one "screen" (the bot message carrying the current buttons) is edited in place after a button
+ * press or replaced by a new message after typed input (the old one loses its buttons, so nothing can be pressed
+ * twice). Side effects go through `call`, which runs once and survives
  * replays: errors come back as plain data (a class does not survive the conversation log).
  *
  * Cost: the conversation log is kept in Redis for the whole flow and the flow is replayed from it on every
@@ -17,6 +17,28 @@ import type { ApiFailure } from "./recipient.ts";
  * Message the plugin would keep for a call made inside the conversation), and screens are passed as `Lazy`
  * renderers that run inside that call: a replay skips every earlier screen's i18n and formatting.
  */
+
+/** An API failure as the conversation log keeps it (an Error instance does not survive the log). */
+export interface ApiFailure {
+  kind: PayoutApiErrorKind | "unknown";
+  apiMessage?: string;
+  retryAfterMs?: number;
+  status?: number;
+  /** The API may have carried the action out although it failed (see PayoutApiError.outcomeUnknown). */
+  outcomeUnknown?: boolean;
+}
+
+/** What makes a flow's screens its own. */
+export interface FlowScreens {
+  /** The flow's callback data: a press with it on the current screen (or a copy of it) is the screen's answer. */
+  data: RegExp;
+  /** The flow's buttons that keep their own handler when pressed on an older message (a quote card's Confirm). */
+  handledOutside?: RegExp;
+  /** The toast on any other older button of the flow (an i18n key). */
+  staleToast: string;
+  /** The flow's name in the log. */
+  name: string;
+}
 
 export type Answer =
   | { kind: "text"; text: string; messageId: number }
@@ -91,6 +113,7 @@ export class FlowIo {
   constructor(
     readonly conversation: FlowConversation,
     public ctx: FlowContext,
+    private readonly screens: FlowScreens,
   ) {}
 
   get t() {
@@ -128,11 +151,12 @@ export class FlowIo {
   /** Run a side effect once (not again on replay); failures come back as data and are logged here. */
   async call<T>(what: string, task: (deps: BotDeps) => Promise<T>): Promise<Outcome<T>> {
     const deps = this.deps;
+    const flow = this.screens.name;
     return this.conversation.external(async (): Promise<Outcome<T>> => {
       try {
         return { ok: true, value: await task(deps) };
       } catch (error) {
-        deps.logger.warn({ err: error, step: what }, "payout flow call failed");
+        deps.logger.warn({ err: error, step: what }, `${flow} flow call failed`);
         return { ok: false, error: toFailure(error) };
       }
     });
@@ -192,16 +216,17 @@ export class FlowIo {
   }
 
   /**
-   * A press on a copy of the current screen (see previousScreenId) is that screen's answer: the copy becomes the
-   * screen (the next step edits the message the user pressed) and the other copy loses its buttons.
+   * A press on a copy of the current screen (see `isCopy`) is that screen's answer: the copy becomes the screen
+   * (the next step edits the message the user pressed) and the other copy loses its buttons.
    */
   private async adoptCopy(pressed: number | undefined, data: string): Promise<boolean> {
     const current = this.screenId;
-    if (pressed === undefined || current === undefined || pressed >= current) return false;
-    if (pressed <= (this.previousScreenId ?? 0) || !PAYOUT_FLOW_DATA.test(data)) return false;
+    if (!this.screens.data.test(data) || !isCopy(pressed, { current, previous: this.previousScreenId })) {
+      return false;
+    }
     const chatId = this.chatId;
     await this.telegram(async (outside) => {
-      await outside.api.editMessageReplyMarkup(chatId, current).catch(() => undefined);
+      await outside.api.editMessageReplyMarkup(chatId, current!).catch(() => undefined);
     });
     this.screenId = pressed;
     return true;
@@ -212,43 +237,35 @@ export class FlowIo {
    * earlier invoices) go on to their handlers; anything else gets the hint and the flow keeps waiting.
    */
   async ask(options: AskOptions): Promise<Answer> {
-    for (;;) {
-      const ctx = await this.conversation.wait();
-      this.ctx = ctx;
-      const query = ctx.callbackQuery;
-      if (query) {
-        const data = query.data ?? "";
-        const pressed = query.message?.message_id;
+    const { data: flowData, handledOutside, staleToast } = this.screens;
+    const answer = await waitFor(this.conversation, {
+      text: options.text ?? false,
+      commands: "hint",
+      hint: () => this.reply(options.hint, { parse_mode: "HTML" }),
+      press: async (ctx, data, pressed) => {
         const onScreen = pressed === this.screenId || (await this.adoptCopy(pressed, data));
         const requote = REQUOTE_CALLBACK_PATTERN.test(data) ? parseOrderCallback(data) : undefined;
         if (
           onScreen &&
-          (PAYOUT_FLOW_DATA.test(data) ||
-            (requote !== undefined && requote.orderId === options.requoteOrderId))
+          (flowData.test(data) || (requote !== undefined && requote.orderId === options.requoteOrderId))
         ) {
           const toast = options.toast;
           await this.telegram(async (outside) => {
             const text = toast?.(data);
             await outside.answerCallbackQuery(text ? { text } : undefined);
           });
-          return { kind: "button", data, queryId: query.id };
+          return "take";
         }
-        if (PAYOUT_FLOW_DATA.test(data) && !data.startsWith("po-ok:")) {
-          const t = ctx.t;
-          await this.telegram(async (outside) => {
-            await outside.answerCallbackQuery({ text: t("payout:stale") });
-          });
-          continue;
-        }
-        return await this.conversation.skip({ next: true });
-      }
-      const message = ctx.message;
-      if (!message) return await this.conversation.skip({ next: true });
-      const text = message.text;
-      if (options.text && text !== undefined && !text.startsWith("/")) {
-        return { kind: "text", text, messageId: message.message_id };
-      }
-      await this.reply(options.hint, { parse_mode: "HTML" });
-    }
+        if (!flowData.test(data) || handledOutside?.test(data)) return "pass";
+        const t = ctx.t;
+        await this.telegram(async (outside) => {
+          await outside.answerCallbackQuery({ text: t(staleToast) });
+        });
+        return "refused";
+      },
+    });
+    this.ctx = answer.ctx;
+    if (answer.kind === "text") return { kind: "text", text: answer.text, messageId: answer.messageId };
+    return { kind: "button", data: answer.data, queryId: answer.ctx.callbackQuery!.id };
   }
 }
