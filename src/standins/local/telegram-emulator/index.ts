@@ -6,6 +6,7 @@ import { Activity } from "./activity.ts";
 import { describeEvent } from "./chat-driver.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { FaultInjector } from "./faults.ts";
+import { GroupDriver } from "./group-driver.ts";
 import { botIdFromToken, generateBotToken, randomBotId } from "./ids.ts";
 import { resolveCommandMenu } from "./methods/meta.ts";
 import { Params } from "./params.ts";
@@ -13,7 +14,7 @@ import { RateLimiter, type RateLimitOptions } from "./rate-limits.ts";
 import { createApiServer } from "./server.ts";
 import type { BotIdentity, CallRecord, MemberStatus, StoredFile } from "./types.ts";
 import { UpdateQueue } from "./updates.ts";
-import { GroupDriver, UserDriver } from "./user-driver.ts";
+import { UserDriver } from "./user-driver.ts";
 import { WebhookPusher } from "./webhook.ts";
 import { World } from "./world.ts";
 
@@ -287,19 +288,14 @@ export async function startTelegramEmulator(
   return new TelegramEmulator(options).listen();
 }
 
+export type { ButtonSelector, PressedButton, SendOptions, SentInlineQuery } from "./actor-driver.ts";
 export type { ChatDriver, MessageMatch, NextOptions, WaitOptions } from "./chat-driver.ts";
 export { contentOf, describeEvent } from "./chat-driver.ts";
 export { TelegramApiError } from "./errors.ts";
 export type { Fault, FaultSpec } from "./faults.ts";
+export { GroupDriver } from "./group-driver.ts";
 export { parseHtml } from "./html.ts";
 export type { InlineAnswer } from "./inline.ts";
 export { type RateLimitOptions, TELEGRAM_RATE_LIMITS } from "./rate-limits.ts";
 export type * from "./types.ts";
-export {
-  type ButtonSelector,
-  GroupDriver,
-  type PressedButton,
-  type SendOptions,
-  type SentInlineQuery,
-  UserDriver,
-} from "./user-driver.ts";
+export { UserDriver } from "./user-driver.ts";
