@@ -23,8 +23,6 @@ const MAX_LINES = 300;
 const STILL_TO_SPLIT = [
   "src/api/http.ts",
   "src/config.ts",
-  "src/standins/local/telegram-emulator/chat-driver.ts",
-  "src/standins/local/telegram-emulator/index.ts",
   "src/standins/sandbox/domain/views.ts",
   "src/store/approvals.ts",
   "src/store/orders.ts",

@@ -1,5 +1,6 @@
 import type { InlineKeyboardButton, Message, Update, User } from "grammy/types";
-import { ChatDriver, contentOf, type WaitOptions } from "./chat-driver.ts";
+import { ChatDriver, type WaitOptions } from "./chat-driver.ts";
+import { contentOf } from "./chat-events.ts";
 import { detectUserEntities } from "./html.ts";
 import { callbackQueryId } from "./ids.ts";
 import { type InlineAnswer, messageOfResult } from "./inline.ts";
