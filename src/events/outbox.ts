@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { OrderRecord, OrderStage } from "../store/orders.ts";
-import { ORDER_STAGES } from "../store/orders.ts";
+import type { OrderRecord, OrderStage } from "../store/order-record.ts";
+import { ORDER_STAGES } from "../store/order-record.ts";
 import { LuaScript } from "../store/script.ts";
 import { eventKeys } from "./keys.ts";
 

@@ -33,6 +33,7 @@ export * from "./idempotency.ts";
 export * from "./incoming-limit.ts";
 export * from "./keys.ts";
 export * from "./merchants.ts";
+export * from "./order-record.ts";
 export * from "./orders.ts";
 export * from "./payment-links.ts";
 export * from "./processes.ts";

@@ -25,7 +25,6 @@ const STILL_TO_SPLIT = [
   "src/config.ts",
   "src/standins/sandbox/domain/views.ts",
   "src/store/approvals.ts",
-  "src/store/orders.ts",
 ];
 
 /**
