@@ -22,7 +22,6 @@ const MAX_LINES = 300;
 /** Files still over MAX_LINES, to be split by responsibility; the list may only shrink. */
 const STILL_TO_SPLIT = [
   "src/api/http.ts",
-  "src/standins/sandbox/domain/views.ts",
   "src/store/approvals.ts",
 ];
 
