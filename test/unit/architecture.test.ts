@@ -21,7 +21,6 @@ const COMPOSITION = ["src/bot/create-bot.ts", "src/bot/features.ts", "src/bot/re
 const MAX_LINES = 300;
 /** Files still over MAX_LINES, to be split by responsibility; the list may only shrink. */
 const STILL_TO_SPLIT = [
-  "src/api/http.ts",
   "src/store/approvals.ts",
 ];
 
