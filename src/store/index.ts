@@ -23,6 +23,7 @@ import { UpdateRepository } from "./updates.ts";
 import { UserRepository } from "./users.ts";
 
 export * from "./alerts.ts";
+export * from "./approval-record.ts";
 export * from "./approvals.ts";
 export * from "./audit.ts";
 export * from "./broadcasts.ts";
