@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { eventHash, eventOrderId, parseWebhookEvent, type WebhookEvent } from "../api/index.ts";
+import { eventHash, eventOrderId, type WebhookEvent } from "../api/index.ts";
 import type { Logger } from "../log/logger.ts";
 import { transactionFacts } from "../orders/facts.ts";
 import { confirmationSteps, isPendingOnchain, transitionFromPaymentEvent } from "../orders/mapping.ts";
@@ -19,7 +19,7 @@ import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types
 const PAID_STAGES: ReadonlySet<string> = new Set(["payout_sent", "completed"]);
 
 export type IngestJobData =
-  | { kind: "webhook"; envelope: WebhookEnvelope; receivedAt: string; refs?: EventRefs }
+  | { kind: "webhook"; envelope: WebhookEnvelope; receivedAt: string; refs: EventRefs }
   | {
       kind: "reconcile";
       orderId: string;
@@ -30,7 +30,7 @@ export type IngestJobData =
 
 /**
  * What the receiver read from the event when it validated it (the API order id and quote hash), so ingest does not
- * validate the same event again. Absent in jobs queued by an older version: ingest then parses the envelope itself.
+ * validate the same event again.
  */
 export interface EventRefs {
   orderId?: string;
@@ -78,7 +78,7 @@ export function createIngestProcessor(deps: IngestDeps) {
       return "ignored";
     }
     const raws = new Map<string, string>();
-    const order = await resolveOrder(event, payload, data.refs ?? refsOf(event, payload), raws);
+    const order = await resolveOrder(event, payload, data.refs, raws);
     if (!order) return handOver(data.envelope, data.receivedAt);
     const transition = transitionFromPaymentEvent(event, payload, order);
     if (!transition) return "no_transition";
@@ -209,12 +209,6 @@ export function createIngestProcessor(deps: IngestDeps) {
   }
 
   return process;
-}
-
-/** Jobs queued without refs (by an older version): validate the event here, as the receiver does now. */
-function refsOf(event: string, payload: unknown): EventRefs {
-  const parsed = parseWebhookEvent({ event, data: payload });
-  return parsed.ok ? webhookEventRefs(parsed.event) : {};
 }
 
 /** The order id and quote hash of a validated event (what the receiver queues with it). */

@@ -42,11 +42,11 @@ const BASELINE_KEY = snapshotKey({ stage: BASELINE_STAGE });
 // Returns {appended, pending}: pending = the log holds entries past the delivery cursor (one round trip for both).
 // Entries are JSON objects that start with {"stage":…,"key":…, so the tail's stage and key are read with a
 // pattern and a prefix comparison, not a JSON library: the same script runs on Redis and on local mode's
-// in-memory stand-in (which has no cjson). A tail written by an earlier version (cjson's field order) is decoded.
+// in-memory stand-in (which has no cjson).
 //   ARGV[1] the entry's head '{"stage":"<stage>","key":<key as a JSON string>,'   ARGV[2] the rest of its fields
 //   ARGV[3] '1' when this state is the baseline   ARGV[4] the baseline stage   ARGV[5] TTL   ARGV[6] the stage
-//   ARGV[7] the raw key (for an earlier version's tail)   ARGV[8] '' or a stage the tail must be at (a filled-in
-//   earlier stage is appended only right after that one, never behind a later state)
+//   ARGV[7] '' or a stage the tail must be at (a filled-in earlier stage is appended only right after that one,
+//   never behind a later state)
 const RECORD = new LuaScript(`
 local length = redis.call('LLEN', KEYS[1])
 local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -55,15 +55,9 @@ local tailStage = ARGV[4]
 local same = ARGV[3] == '1'
 if tail then
   tailStage = string.match(tail, '^{"stage":"([a-z_]+)","key":')
-  if tailStage then
-    same = string.sub(tail, 1, #ARGV[1]) == ARGV[1]
-  else
-    local decoded = cjson.decode(tail)
-    tailStage = decoded.stage
-    same = decoded.key == ARGV[7]
-  end
+  same = string.sub(tail, 1, #ARGV[1]) == ARGV[1]
 end
-if same or (ARGV[8] ~= '' and tailStage ~= ARGV[8]) then return {0, length > cursor and 1 or 0} end
+if same or (ARGV[7] ~= '' and tailStage ~= ARGV[7]) then return {0, length > cursor and 1 or 0} end
 local notify = 'false'
 if tailStage ~= ARGV[6] then notify = 'true' end
 local entry = ARGV[1] .. '"seq":' .. (length + 1) .. ',"notify":' .. notify .. ',"from":"' .. tailStage .. '",' .. ARGV[2] .. '}'
@@ -122,7 +116,6 @@ export class Outbox {
         BASELINE_STAGE,
         OUTBOX_TTL_SECONDS,
         order.stage,
-        key,
         options.onlyAfter ?? "",
       ],
     )) as [number, number];

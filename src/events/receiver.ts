@@ -23,7 +23,7 @@ export interface ReceiverDeps {
    * Validates an envelope; throws (or returns nothing) when the shape is not a webhook event. `refs` (the order id
    * and quote hash it read) travel with the job, so ingest does not validate the event a second time.
    */
-  parseEvent: (json: unknown) => { event: string; refs?: EventRefs } | undefined | null;
+  parseEvent: (json: unknown) => { event: string; refs: EventRefs } | undefined | null;
   deduper: EventDeduper;
   ingest: JobQueue<IngestJobData>;
   logger: Logger;
@@ -89,7 +89,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
       kind: "webhook",
       envelope: { event: envelope.event, data: envelope.data },
       receivedAt: new Date().toISOString(),
-      ...(parsed.refs ? { refs: parsed.refs } : {}),
+      refs: parsed.refs,
     };
     try {
       // Add-once by job id: two deliveries of one event racing here make one job.

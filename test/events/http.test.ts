@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPayoutApi, parseWebhookEvent } from "../../src/api/index.ts";
 import { EventDeduper } from "../../src/events/dedupe.ts";
 import { ensureWebhookRegistered, QUEUE_NAMES, signWebhookBody } from "../../src/events/index.ts";
-import type { IngestJobData } from "../../src/events/ingest.ts";
+import { type IngestJobData, webhookEventRefs } from "../../src/events/ingest.ts";
 import type { QueueBackend } from "../../src/events/queue.ts";
 import { createBullmqBackend } from "../../src/events/queue-bullmq.ts";
 import { createWebhookReceiver } from "../../src/events/receiver.ts";
@@ -58,7 +58,7 @@ beforeAll(async () => {
       allowUnsigned: true,
       parseEvent: (json) => {
         const parsed = parseWebhookEvent(json);
-        return parsed.ok ? parsed.event : undefined;
+        return parsed.ok ? { event: parsed.event.event, refs: webhookEventRefs(parsed.event) } : undefined;
       },
       deduper: new EventDeduper(redis),
       ingest: backend.ingest,
