@@ -1,12 +1,15 @@
-import type { Redis } from "ioredis";
 import { eventHash, eventOrderId, type WebhookEvent } from "../api/index.ts";
 import type { Logger } from "../log/logger.ts";
 import { transactionFacts } from "../orders/facts.ts";
 import { confirmationSteps, isPendingOnchain, transitionFromPaymentEvent } from "../orders/mapping.ts";
-import { isTerminalStage, type OrderRecord, type OrderTransition, type Store } from "../store/index.ts";
+import {
+  isTerminalStage,
+  type OrderRecord,
+  type OrderTransition,
+  type Outbox,
+  type Store,
+} from "../store/index.ts";
 import type { DeliveryJobData } from "./delivery.ts";
-import { eventKeys } from "./keys.ts";
-import type { Outbox } from "./outbox.ts";
 import type { JobQueue, QueuedJob } from "./queue.ts";
 import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";
 
@@ -46,7 +49,6 @@ export type IngestOutcome =
   | "ignored";
 
 export interface IngestDeps {
-  redis: Redis;
   store: Store;
   outbox: Outbox;
   deliveries: JobQueue<DeliveryJobData>;
@@ -60,8 +62,6 @@ export interface IngestDeps {
   /** Whether payment-link traffic has a consumer (otherwise it is logged and dropped). */
   paymentLinkHook: boolean;
 }
-
-const REFERENCE_TTL_SECONDS = 30 * 24 * 3600;
 
 export function createIngestProcessor(deps: IngestDeps) {
   const { store, logger } = deps;
@@ -118,7 +118,7 @@ export function createIngestProcessor(deps: IngestDeps) {
         ? deps.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true })
         : undefined,
       follow ? store.orders.rescheduleOpen(orderId, deps.now() + delay) : undefined,
-      follow ? deps.redis.del(eventKeys.reconcileAttempts(orderId)) : undefined,
+      follow ? store.reconcileAttempts.reset(orderId) : undefined,
     ]);
     logger.debug({ orderId, source, stage: order.stage, changed: result.changed }, "order transition");
     return result.changed ? "applied" : "stale";
@@ -139,7 +139,7 @@ export function createIngestProcessor(deps: IngestDeps) {
     // The sandbox's KES shape puts the quote hash in `reference`; the real one may use its own reference.
     if (!order && reference) order = await store.orders.findByHash(reference);
     if (!order && reference) {
-      const orderId = await deps.redis.get(eventKeys.referenceIndex(reference));
+      const orderId = await store.orderReferences.find(reference);
       if (orderId) order = await store.orders.get(orderId);
     }
     if (!order && facts.id) {
@@ -156,7 +156,7 @@ export function createIngestProcessor(deps: IngestDeps) {
       }
     }
     if (order && reference && event === "payment.received") {
-      await deps.redis.set(eventKeys.referenceIndex(reference), order.orderId, "EX", REFERENCE_TTL_SECONDS);
+      await store.orderReferences.remember(reference, order.orderId);
     }
     return order;
   }

@@ -1,7 +1,8 @@
 import type { HandlerResponse, RawRequest, RawRequestHandler } from "../http/server.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics, WebhookOutcome } from "../metrics.ts";
-import { dedupeDigest, dedupeIdentity, type EventDeduper } from "./dedupe.ts";
+import type { EventDeduper } from "../store/index.ts";
+import { dedupeDigest, dedupeIdentity } from "./dedupe.ts";
 import type { EventRefs, IngestJobData } from "./ingest.ts";
 import { jsonDepthExceeds } from "./json-depth.ts";
 import type { JobQueue } from "./queue.ts";

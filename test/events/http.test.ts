@@ -3,7 +3,6 @@ import { Bot, webhookCallback } from "grammy";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPayoutApi, parseWebhookEvent } from "../../src/api/index.ts";
-import { EventDeduper } from "../../src/events/dedupe.ts";
 import { ensureWebhookRegistered, QUEUE_NAMES, signWebhookBody } from "../../src/events/index.ts";
 import { type IngestJobData, webhookEventRefs } from "../../src/events/ingest.ts";
 import type { QueueBackend } from "../../src/events/queue.ts";
@@ -13,6 +12,7 @@ import { createHttpServer, type HttpServer } from "../../src/http/index.ts";
 import { silentLogger } from "../../src/log/logger.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
+import { EventDeduper } from "../../src/store/webhook-dedupe.ts";
 import { freshRedis } from "../support/redis.ts";
 import { startTelegramEmulator, type TelegramEmulator } from "../support/telegram-driver.ts";
 

@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Outbox } from "../../src/events/outbox.ts";
-import { createMemoryRedis } from "../../src/standins/local/memory-redis.ts";
-import { freshRedis } from "../support/redis.ts";
+import { createMemoryRedis } from "../../../src/standins/local/memory-redis.ts";
+import { Outbox } from "../../../src/store/outbox.ts";
+import { freshRedis } from "../../support/redis.ts";
 
 /**
  * The notification outbox on both stores it runs on: redis-server, and local mode's in-memory stand-in (whose Lua

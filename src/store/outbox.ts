@@ -1,9 +1,8 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { OrderRecord, OrderStage } from "../store/order-record.ts";
-import { ORDER_STAGES } from "../store/order-record.ts";
-import { LuaScript } from "../store/script.ts";
-import { eventKeys } from "./keys.ts";
+import { keys } from "./keys.ts";
+import { ORDER_STAGES, type OrderRecord, type OrderStage } from "./order-record.ts";
+import { LuaScript } from "./script.ts";
 
 /**
  * The notification outbox: per order, the list of states the user has still to see, in the order they were
@@ -108,7 +107,7 @@ export class Outbox {
     };
     const [appended, pending] = (await RECORD.run(
       this.redis,
-      [eventKeys.outbox(order.orderId), eventKeys.outboxCursor(order.orderId)],
+      [keys.outbox(order.orderId), keys.outboxCursor(order.orderId)],
       [
         `{"stage":${JSON.stringify(order.stage)},"key":${JSON.stringify(key)},`,
         JSON.stringify(fields).slice(1, -1),
@@ -128,9 +127,9 @@ export class Outbox {
    */
   async pending(orderId: string): Promise<{ cursor: number; entries: OutboxEntry[]; sending: number }> {
     const [cursor, raws, sending] = (await PENDING.run(this.redis, [
-      eventKeys.outbox(orderId),
-      eventKeys.outboxCursor(orderId),
-      eventKeys.outboxSending(orderId),
+      keys.outbox(orderId),
+      keys.outboxCursor(orderId),
+      keys.outboxSending(orderId),
     ])) as [number, string[], number];
     const entries: OutboxEntry[] = [];
     for (const raw of raws) {
@@ -142,19 +141,19 @@ export class Outbox {
 
   /** Note that entry `seq`'s notification is about to be sent (a crash during the send leaves the mark). */
   async markSending(orderId: string, seq: number): Promise<void> {
-    await this.redis.set(eventKeys.outboxSending(orderId), seq, "EX", SENDING_TTL_SECONDS);
+    await this.redis.set(keys.outboxSending(orderId), seq, "EX", SENDING_TTL_SECONDS);
   }
 
   /** The send was answered with a refusal or never left: nothing reached the chat, a retry may send it. */
   async clearSending(orderId: string): Promise<void> {
-    await this.redis.del(eventKeys.outboxSending(orderId));
+    await this.redis.del(keys.outboxSending(orderId));
   }
 
   /** Mark entries up to and including `seq` delivered (the cursor only moves forward). */
   async advance(orderId: string, seq: number): Promise<void> {
     await ADVANCE.run(
       this.redis,
-      [eventKeys.outboxCursor(orderId), eventKeys.outboxSending(orderId)],
+      [keys.outboxCursor(orderId), keys.outboxSending(orderId)],
       [seq, OUTBOX_TTL_SECONDS],
     );
   }
