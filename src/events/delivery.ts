@@ -27,7 +27,7 @@ export type DeliveryJobData =
   | { kind: "payment-link"; event: PaymentLinkEvent }
   | { kind: "request"; orderId: string; stage: OrderStage };
 
-export interface DeliveryDeps {
+interface DeliveryDeps {
   store: Store;
   outbox: Outbox;
   notifier: Notifier;

@@ -12,15 +12,13 @@ import { createReconciler, DEFAULT_RECONCILER_OPTIONS } from "./reconciler.ts";
 import { createRecoverySweep, DEFAULT_RECOVERY_OPTIONS } from "./recovery.ts";
 import { createRequestNotices } from "./request-notices.ts";
 
-export { dedupeIdentity } from "./dedupe.ts";
 export { QUEUE_NAMES } from "./keys.ts";
-export { UnreachableUserError } from "./notifier.ts";
 export type { EventsPipeline, EventsPipelineDeps } from "./pipeline-types.ts";
 export { type DeadLetter, RetryLaterError } from "./queue.ts";
 export type { DeliverMissing, RecoveredMessages } from "./recovery.ts";
-export { ensureWebhookRegistered, type RegistrationAction } from "./registration.ts";
-export { checkWebhookSignature, signWebhookBody } from "./signature.ts";
-export type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
+export { ensureWebhookRegistered } from "./registration.ts";
+export { signWebhookBody } from "./signature.ts";
+export type { OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 import type { EventsPipeline, EventsPipelineDeps } from "./pipeline-types.ts";
 

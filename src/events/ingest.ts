@@ -40,15 +40,9 @@ export interface EventRefs {
   hash?: string;
 }
 
-export type IngestOutcome =
-  | "applied"
-  | "stale"
-  | "no_transition"
-  | "unknown_order"
-  | "payment_link"
-  | "ignored";
+type IngestOutcome = "applied" | "stale" | "no_transition" | "unknown_order" | "payment_link" | "ignored";
 
-export interface IngestDeps {
+interface IngestDeps {
   store: Store;
   outbox: Outbox;
   deliveries: JobQueue<DeliveryJobData>;

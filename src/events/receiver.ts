@@ -15,7 +15,7 @@ import { checkWebhookSignature } from "./signature.ts";
  *   and nothing is queued; ping → 200; duplicate → 200.
  * A ping is answered before the signature check (the provider pings on registration, notes 11); it does nothing.
  */
-export interface ReceiverDeps {
+interface ReceiverDeps {
   /** Registered webhook secret; without one only `allowUnsigned` lets events in. */
   secret: string | undefined;
   /** Sandbox/local only: accept deliveries that carry no signature at all (a wrong signature is still refused). */
@@ -36,7 +36,7 @@ export interface ReceiverDeps {
  * job payload's serialisation overflows the stack), so it is malformed input, answered 400 rather than a 503 the
  * sender would retry for an hour.
  */
-export const MAX_WEBHOOK_DEPTH = 32;
+const MAX_WEBHOOK_DEPTH = 32;
 
 const KNOWN_EVENTS = new Set(["ping", "payment.received", "payment.sent", "payment_link.settled"]);
 

@@ -39,7 +39,7 @@ export const DEFAULT_RECONCILER_OPTIONS: ReconcilerOptions = {
   stepMs: 500,
 };
 
-export interface ReconcilerDeps {
+interface ReconcilerDeps {
   store: Store;
   api: EventsPayoutApi;
   ingest: JobQueue<IngestJobData>;
@@ -50,7 +50,7 @@ export interface ReconcilerDeps {
 
 export type CheckOutcome = "queued" | "unchanged" | "api_unavailable";
 
-export interface TickResult {
+interface TickResult {
   checked: number;
   queued: number;
   unavailable: number;

@@ -12,7 +12,7 @@ const APPROVAL_STATES = [
   "rejected",
   "expired",
 ] as const;
-export type ApprovalState = (typeof APPROVAL_STATES)[number];
+type ApprovalState = (typeof APPROVAL_STATES)[number];
 
 const withdrawNgnPayloadSchema = z.object({
   kind: z.literal("withdraw_ngn"),

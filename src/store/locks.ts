@@ -11,7 +11,7 @@ import { deleteIfEquals, LuaScript } from "./script.ts";
  * a crash resumes delivery within the heartbeat's few seconds. The TTL stays as the last resort (Redis lost the
  * heartbeat key, an owner without a registry).
  */
-export interface HeldLock {
+interface HeldLock {
   release(): Promise<void>;
 }
 
@@ -25,7 +25,7 @@ const TAKE_OVER = new LuaScript(
      redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0`,
 );
 
-export interface LockOptions {
+interface LockOptions {
   ttlMs?: number;
   /** This process's registry: names the owner in the lock and lets a dead owner's lock be taken over. */
   processes?: ProcessRegistry;

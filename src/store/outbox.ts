@@ -11,7 +11,7 @@ import { LuaScript } from "./script.ts";
  * state is ahead of the log's tail (not only when `changed` was true), a crash between `transition()` and the
  * append is repaired by the retry, and a crash during delivery resumes at the first undelivered entry.
  */
-export const outboxEntrySchema = z.object({
+const outboxEntrySchema = z.object({
   seq: z.number().int(),
   stage: z.enum(ORDER_STAGES),
   confirmations: z.number().int().optional(),
@@ -29,9 +29,7 @@ export type OutboxEntry = z.infer<typeof outboxEntrySchema>;
 const OUTBOX_TTL_SECONDS = 30 * 24 * 3600;
 
 /** What distinguishes one visible state of an order from another. */
-export function snapshotKey(
-  order: Pick<OrderRecord, "stage" | "confirmations" | "txid" | "payoutReference">,
-) {
+function snapshotKey(order: Pick<OrderRecord, "stage" | "confirmations" | "txid" | "payoutReference">) {
   return [order.stage, order.confirmations ?? "", order.txid ?? "", order.payoutReference ?? ""].join("|");
 }
 const BASELINE_STAGE: OrderStage = "awaiting_payment";

@@ -57,7 +57,7 @@ function common(quote: QuoteRecord) {
 }
 
 /** The outgoing leg: bank / mobile money (SUCCESS or the 999 FAILED rule), Lightning, or on-chain. */
-export function payout(core: Core, quote: QuoteRecord): TransactionRecord {
+function payout(core: Core, quote: QuoteRecord): TransactionRecord {
   const beneficiary = quote.beneficiary;
   if (!beneficiary) throw new Error("payout without beneficiary");
   const currency = currencyOf(quote.targetCurrency);

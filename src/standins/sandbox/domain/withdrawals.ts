@@ -18,7 +18,7 @@ import { addTransaction } from "./transactions.ts";
  * announced by payment.sent.
  */
 
-export interface Withdrawal {
+interface Withdrawal {
   tx: TransactionRecord;
   settle: () => void;
 }
