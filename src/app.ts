@@ -1,96 +1,35 @@
-import { createHmac } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Bot, BotError } from "grammy";
-import type { Update, UserFromGetMe } from "grammy/types";
-import type { Redis } from "ioredis";
-import { createPayoutApi, type PayoutApi, ServerClock } from "./api/index.ts";
+import type { Bot } from "grammy";
+import type { PayoutApi } from "./api/index.ts";
+import { createBotDeps } from "./app/bot-deps.ts";
+import type { AppOptions } from "./app/options.ts";
+import { handleWithCatch, startTelegram } from "./app/telegram.ts";
 import { createRateAlertChecker, type RateAlertChecker } from "./bot/account/alerts/checker.ts";
 import { createRepeatsJob } from "./bot/account/repeats/job.ts";
-import { publishCommandMenus } from "./bot/commands.ts";
 import type { BotContext, BotDeps, OpsPorts } from "./bot/context.ts";
 import { createBot } from "./bot/create-bot.ts";
-import { allFeatures, type Feature } from "./bot/features.ts";
+import { allFeatures } from "./bot/features.ts";
 import { createMerchantFeed } from "./bot/merchant/feature.ts";
 import { type Alerts, createAlerts } from "./bot/ops/alerts/alerts.ts";
 import { onRefundWithdrawalEvent } from "./bot/ops/refund/settlement.ts";
 import { createDeliverMissing } from "./bot/recovery.ts";
-import { createTelegramTransformers, type TelegramTransformerOptions } from "./bot/telegram-transformers.ts";
-import type { Config } from "./config.ts";
-import {
-  createEventsPipeline,
-  type EventsPipeline,
-  ensureWebhookRegistered,
-  type OpsAlert,
-  type PaymentLinkEvent,
-} from "./events/index.ts";
-import { createHttpServer, DEFAULT_TELEGRAM_PATH, type HttpServer } from "./http/index.ts";
-import { AccountLanguage } from "./i18n/account-language.ts";
-import { createTranslator, type Translator } from "./i18n/index.ts";
+import { createEventsPipeline, type EventsPipeline, ensureWebhookRegistered } from "./events/index.ts";
+import { createHttpServer, type HttpServer } from "./http/index.ts";
+import type { AccountLanguage } from "./i18n/account-language.ts";
+import type { Translator } from "./i18n/index.ts";
 import { languageResolver } from "./i18n/language-of.ts";
-import type { Logger } from "./log/logger.ts";
-import { createMetrics, type Metrics, observePayoutApi } from "./metrics.ts";
-import { connectTelegram } from "./ops/connect-telegram.ts";
+import type { Metrics } from "./metrics.ts";
 import { originOf } from "./ops/dependencies.ts";
 import { createPayoutProbe } from "./ops/payout-probe.ts";
-import { createStore, ProcessRegistry, type Store } from "./store/index.ts";
-import {
-  ALLOWED_UPDATES,
-  createCallRecorder,
-  createUpdateInbox,
-  inboxWebhookHandler,
-  type Poller,
-  startPolling,
-  type UpdateInbox,
-} from "./updates/index.ts";
+import { ProcessRegistry, type Store } from "./store/index.ts";
+import { createCallRecorder, createUpdateInbox, type Poller, type UpdateInbox } from "./updates/index.ts";
 
 /**
  * The composition root: everything the process runs, wired once. main.ts (and the local mode launcher, and the
  * end-to-end harness) build an App from a validated Config and a connected Redis, so tests run the bot exactly as
- * production wires it.
+ * production wires it. Its options are in app/options.ts, the bot's dependencies in app/bot-deps.ts, the Telegram
+ * side of start-up in app/telegram.ts.
  */
-interface AppOptions {
-  config: Config;
-  logger: Logger;
-  redis: Redis;
-  /**
-   * The events pipeline's queues: BullMQ on `redis` (default), or in-process when `redis` is the in-memory stand-in
-   * of local mode (which cannot run BullMQ's scripts).
-   */
-  queueBackend?: "bullmq" | "memory";
-  /** Where the payout API is (the real one, or the embedded sandbox main started). */
-  payout: { baseUrl: string; apiKey: string; webhookSecret?: string };
-  telegram: { token: string; botInfo?: UserFromGetMe };
-  /** Telegram outbound policy (throttling off for benchmarks). */
-  telegramPolicy?: TelegramTransformerOptions;
-  /** The URL the payout API can reach our webhook at; for the embedded sandbox, our own loopback address. */
-  publicUrl?: string | "self";
-  features?: (deps: BotDeps) => Feature[];
-  reconcileEveryMs?: number;
-  /**
-   * The payout API's clock, for deadlines, expiry and reconciliation: the embedded sandbox's clock (local mode,
-   * tests). Without it the API's clock is tracked from its responses' Date headers (ServerClock).
-   */
-  now?: () => number;
-  /** How often the account language setting is re-read (default 5 min). */
-  accountRefreshMs?: number;
-  /** How often batched ops alerts are posted (default 5 s; tests use less). */
-  alertFlushMs?: number;
-  /** How often armed rate alerts are checked against fresh prices (default 60 s). */
-  rateAlertEveryMs?: number;
-  /** Chats whose updates this process handles at once (default 32). */
-  updateConcurrency?: number;
-  /**
-   * On stop, how long /readyz answers 503 while everything else still serves, so a load balancer stops sending
-   * traffic before the server closes (main: 1 s; default 0 for in-process tests).
-   */
-  drainMs?: number;
-  /** Extra observers of ops alerts and merchant events (tests). */
-  hooks?: {
-    onAlert?: (alert: OpsAlert) => unknown;
-    onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;
-  };
-}
-
 export interface App {
   bot: Bot<BotContext>;
   api: PayoutApi;
@@ -110,63 +49,6 @@ export interface App {
   httpUrl?: string;
   start(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** What the bot is built from, made once the way production makes it (createApp; the benches reuse it). */
-interface BotParts {
-  deps: BotDeps;
-  api: PayoutApi;
-  store: Store;
-  translator: Translator;
-  accountLanguage: AccountLanguage;
-  metrics: Metrics;
-  /** The outbound policy for bot.api: auto-retry, throttling unless turned off, error metrics. */
-  transformers: ReturnType<typeof createTelegramTransformers>;
-}
-
-export async function createBotDeps(
-  options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy" | "now">,
-  wiring: Pick<BotDeps, "ops" | "processes"> = {},
-): Promise<BotParts> {
-  const { config, logger, redis } = options;
-  const metrics = createMetrics({ defaultMetrics: true });
-  const serverClock = options.now ? undefined : new ServerClock();
-  const now = options.now ?? (() => serverClock!.now());
-  const api = createPayoutApi({
-    baseUrl: options.payout.baseUrl,
-    apiKey: options.payout.apiKey,
-    logger,
-    ...(serverClock ? { clock: serverClock } : {}),
-    observe: observePayoutApi(metrics),
-  });
-  const store = createStore(redis);
-  const translator = await createTranslator({ logger, supportContact: config.support.contact?.label });
-  const accountLanguage = new AccountLanguage(
-    async () => (await api.getUser()).account?.settings?.language,
-    logger,
-  );
-  const transformers = createTelegramTransformers({
-    ...options.telegramPolicy,
-    logger,
-    onError: (method, code) => metrics.telegramErrors.inc({ method, code: String(code) }),
-  });
-  const deps: BotDeps = {
-    config,
-    logger,
-    api,
-    store,
-    translator,
-    accountLanguage,
-    now,
-    hooks: {
-      onUpdateHandled: (type, seconds) => {
-        metrics.updatesHandled.inc({ type });
-        metrics.handlerLatency.observe({ type }, seconds);
-      },
-    },
-    ...wiring,
-  };
-  return { deps, api, store, translator, accountLanguage, metrics, transformers };
 }
 
 export async function createApp(options: AppOptions): Promise<App> {
@@ -325,36 +207,16 @@ export async function createApp(options: AppOptions): Promise<App> {
         );
       }
 
-      if (!bot.isInited()) {
-        bot.botInfo = await connectTelegram({ token: options.telegram.token, config, logger });
-      }
-      await bot.init();
-      const menus = { privateExtra: [] as string[], adminGroup: [] as string[] };
-      for (const feature of options.features ? options.features(deps) : allFeatures(deps)) {
-        menus.privateExtra.push(...(feature.commands?.private ?? []));
-        menus.adminGroup.push(...(feature.commands?.adminGroup ?? []));
-      }
-      await publishCommandMenus(bot.api, translator, { adminChatId: config.admin.chatId, menus }).catch(
-        (error: unknown) => logger.warn({ err: error }, "could not publish the command menus"),
-      );
-
-      await inbox.start();
-      if (config.telegram.mode === "webhook") {
-        // Every process of one deployment must agree on the secret without sharing more config: derive it from the
-        // bot token (one-way), unless TELEGRAM_WEBHOOK_SECRET is set.
-        const secretToken =
-          config.telegram.webhookSecret ??
-          createHmac("sha256", options.telegram.token).update("telegram-webhook-secret").digest("hex");
-        // Recorded and answered at once; the inbox handles it (a slow payout API never makes Telegram redeliver).
-        http.setTelegramRoute({ handler: inboxWebhookHandler(inbox, logger), secretToken });
-        await bot.api.setWebhook(`${config.http.publicUrl}${DEFAULT_TELEGRAM_PATH}`, {
-          secret_token: secretToken,
-          allowed_updates: [...ALLOWED_UPDATES],
-        });
-      } else {
-        await bot.api.deleteWebhook();
-        poller = startPolling({ api: bot.api, inbox, logger });
-      }
+      poller = await startTelegram({
+        bot,
+        token: options.telegram.token,
+        config,
+        logger,
+        translator,
+        features: options.features ? options.features(deps) : allFeatures(deps),
+        inbox,
+        http,
+      });
       logger.info(
         { username: bot.botInfo.username, mode: config.telegram.mode, role, http: url },
         "bot started",
@@ -381,17 +243,4 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
   };
   return app;
-}
-
-/**
- * `bot.handleUpdate` throws middleware errors as BotError and leaves bot.catch to its callers (bot.start and the
- * runner call it): so does the inbox. An error bot.catch handled counts as handled; anything else stays in the inbox.
- */
-async function handleWithCatch(bot: Bot<BotContext>, update: Update): Promise<void> {
-  try {
-    await bot.handleUpdate(update);
-  } catch (error) {
-    if (!(error instanceof BotError)) throw error;
-    await bot.errorHandler(error as BotError<BotContext>);
-  }
 }

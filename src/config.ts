@@ -1,45 +1,19 @@
 import { z } from "zod";
+import { crossFieldProblems } from "./config/cross-field.ts";
+import {
+  booleanFlag,
+  emptyToUndefined,
+  httpUrl,
+  integerList,
+  optionalString,
+  optionalUrl,
+} from "./config/env-values.ts";
 import { parseRedisUrl } from "./store/connection.ts";
 
 /**
  * The whole runtime configuration, parsed once from the environment in main.ts.
  * Every other module receives the typed Config (or a slice of it) — never process.env.
  */
-
-const emptyToUndefined = (value: unknown) =>
-  typeof value === "string" && value.trim() === "" ? undefined : value;
-const optionalString = z.preprocess(emptyToUndefined, z.string().trim().optional());
-const httpUrl = z
-  .string()
-  .trim()
-  .url("must be a URL such as https://example.com")
-  .refine((value) => /^https?:\/\//i.test(value), "must start with http:// or https://")
-  // grammY builds `${apiRoot}/bot${token}/…`; a trailing slash would double it.
-  .transform((value) => value.replace(/\/+$/, ""));
-const optionalUrl = z.preprocess(emptyToUndefined, httpUrl.optional());
-
-const integerList = z.preprocess(
-  emptyToUndefined,
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined) return [] as number[];
-      const parts = value
-        .split(/[\s,]+/)
-        .map((part) => part.trim())
-        .filter(Boolean);
-      const ids: number[] = [];
-      for (const part of parts) {
-        if (!/^-?\d+$/.test(part)) {
-          ctx.addIssue({ code: "custom", message: `"${part}" is not a Telegram user id (digits only)` });
-          return z.NEVER;
-        }
-        ids.push(Number(part));
-      }
-      return ids;
-    }),
-);
 
 /**
  * Who users contact about their money: a Telegram @username, a t.me link, an email address or an http(s) URL. It is
@@ -88,15 +62,6 @@ export function parseSupportContact(value: string): SupportContact | undefined {
   if (!url.hostname.includes(".")) return undefined;
   return { label: value, url: url.toString() };
 }
-
-const booleanFlag = (fallback: boolean) =>
-  z.preprocess(
-    emptyToUndefined,
-    z
-      .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
-      .optional()
-      .transform((value) => (value === undefined ? fallback : ["true", "1", "yes"].includes(value))),
-  );
 
 const configSchema = z
   .object({
@@ -271,55 +236,6 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
     this.name = "ConfigError";
   }
-}
-
-/**
- * Rules that tie variables together. They read the raw strings, so they are reported even when another variable
- * failed its own check (zod skips refinements of an object that has errors).
- */
-function crossFieldProblems(env: Record<string, string | undefined>): string[] {
-  const value = (name: string) => {
-    const raw = env[name]?.trim();
-    return raw ? raw : undefined;
-  };
-  const flag = (name: string) => ["true", "1", "yes"].includes(value(name)?.toLowerCase() ?? "");
-  const problems: string[] = [];
-  const webhookMode = value("BOT_MODE") === "webhook";
-  if (webhookMode && !value("PUBLIC_URL")) problems.push("PUBLIC_URL is required when BOT_MODE=webhook");
-  if (webhookMode && !value("BOT_TOKEN")) problems.push("BOT_TOKEN is required when BOT_MODE=webhook");
-  if (value("PAYOUT_API_BASE_URL") && !value("PAYOUT_API_KEY")) {
-    problems.push("PAYOUT_API_KEY is required when PAYOUT_API_BASE_URL is set");
-  }
-  if (value("PAYOUT_API_BASE_URL") && !value("PAYOUT_WEBHOOK_SECRET") && !flag("WEBHOOK_ALLOW_UNSIGNED")) {
-    problems.push(
-      "PAYOUT_WEBHOOK_SECRET is required when PAYOUT_API_BASE_URL is set (webhooks must be signed)",
-    );
-  }
-  const role = value("PROCESS_ROLE");
-  const missing = ["REDIS_URL", "BOT_TOKEN", "PAYOUT_API_BASE_URL"].filter((name) => !value(name));
-  if ((role === "web" || role === "worker") && missing.length > 0) {
-    // Split processes must share one Redis (queues), one bot and one payout API (not a per-process sandbox).
-    problems.push(
-      `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} required when PROCESS_ROLE=${role}`,
-    );
-  }
-  if (value("PAYOUT_ENV") === "production") {
-    if (!value("PAYOUT_API_BASE_URL")) {
-      problems.push(
-        "PAYOUT_API_BASE_URL is required when PAYOUT_ENV=production (the embedded sandbox is not for real money)",
-      );
-    }
-    if (!value("REDIS_URL")) {
-      problems.push(
-        "REDIS_URL is required when PAYOUT_ENV=production (queues and orders must outlive the process)",
-      );
-    }
-    if (flag("WEBHOOK_ALLOW_UNSIGNED"))
-      problems.push("WEBHOOK_ALLOW_UNSIGNED must not be true when PAYOUT_ENV=production");
-    if (flag("LNURL_ALLOW_HTTP_LOOPBACK"))
-      problems.push("LNURL_ALLOW_HTTP_LOOPBACK must not be true when PAYOUT_ENV=production");
-  }
-  return problems;
 }
 
 /** Parse the environment; on failure throw a ConfigError listing every problem (values are never echoed). */

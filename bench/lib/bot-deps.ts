@@ -2,7 +2,7 @@ import type { Transformer } from "grammy";
 import type { Redis } from "ioredis";
 import type pino from "pino";
 import type { PayoutApi } from "../../src/api/index.ts";
-import { createBotDeps } from "../../src/app.ts";
+import { createBotDeps } from "../../src/app/bot-deps.ts";
 import type { BotDeps } from "../../src/bot/context.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { createLogger, type Logger } from "../../src/log/logger.ts";
@@ -11,7 +11,7 @@ import { BENCH_TOKEN, NOWHERE } from "./local-telegram.ts";
 import type { SandboxAddress } from "./sandbox.ts";
 
 /**
- * BotDeps built by createApp's own createBotDeps (src/app.ts) — production config, metrics hooks, the payout API
+ * BotDeps built by createApp's own createBotDeps (src/app/bot-deps.ts) — production config, metrics hooks, the payout API
  * client, the outbound policy transformers — minus the HTTP server, the events pipeline and polling, which a
  * benchmark feeding `bot.handleUpdate` does not use. Logs are produced at `info` like production and counted
  * (errors must stay at zero) instead of printed.

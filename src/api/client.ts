@@ -64,7 +64,7 @@ import {
 } from "./schemas/webhook.ts";
 import type { ServerClock } from "./server-clock.ts";
 
-export interface PayoutApiOptions {
+interface PayoutApiOptions {
   /** e.g. http://127.0.0.1:4010/api/v1 (a trailing slash is tolerated). */
   baseUrl: string;
   apiKey: string;

@@ -1,16 +1,15 @@
 /** Public surface of the payout API client. No grammY here: the bot, events and main import from this file. */
-export { createPayoutApi, PayoutApi, type PayoutApiOptions } from "./client.ts";
+export { createPayoutApi, PayoutApi } from "./client.ts";
 export {
   isPayoutApiError,
   PAYOUT_API_ERROR_KINDS,
   PayoutApiError,
   type PayoutApiErrorKind,
 } from "./errors.ts";
-export { DEFAULT_TIMEOUTS, type HttpTimeouts, type PayoutApiCall } from "./http.ts";
+export type { PayoutApiCall } from "./http.ts";
 export { createQuoteOnce } from "./quote-once.ts";
-export { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts";
 export * from "./schemas/beneficiary.ts";
-export { list, minorAmount, opt, rate } from "./schemas/common.ts";
+export { minorAmount } from "./schemas/common.ts";
 export * from "./schemas/lookup.ts";
 export * from "./schemas/order.ts";
 export * from "./schemas/payment-link.ts";

@@ -1,12 +1,16 @@
 import { GrammyError, HttpError } from "grammy";
-import type { Redis } from "ioredis";
 import { intlLocale, type LanguageCode, type Translator } from "../i18n/index.ts";
 import type { Logger } from "../log/logger.ts";
-import type { OrderRecord, OrderStage, ProcessRegistry, Store, UserRecord } from "../store/index.ts";
-import { eventKeys } from "./keys.ts";
-import { tryLock } from "./lock.ts";
+import type {
+  OrderRecord,
+  OrderStage,
+  Outbox,
+  OutboxEntry,
+  ProcessRegistry,
+  Store,
+  UserRecord,
+} from "../store/index.ts";
 import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
-import type { Outbox, OutboxEntry } from "./outbox.ts";
 import { type JobQueue, type QueuedJob, RetryLaterError } from "./queue.ts";
 import { REQUEST_NOTICE_STAGES } from "./request-notices.ts";
 import type { OpsAlert, PaymentLinkEvent } from "./types.ts";
@@ -23,8 +27,7 @@ export type DeliveryJobData =
   | { kind: "payment-link"; event: PaymentLinkEvent }
   | { kind: "request"; orderId: string; stage: OrderStage };
 
-export interface DeliveryDeps {
-  redis: Redis;
+interface DeliveryDeps {
   store: Store;
   outbox: Outbox;
   notifier: Notifier;
@@ -59,9 +62,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       return "handed_over";
     }
     if (data.kind === "request") return (await deps.onRequestStage?.(data.orderId, data.stage)) ?? "no_hook";
-    const lock = await tryLock(deps.redis, eventKeys.orderLock(data.orderId), {
-      processes: deps.processes,
-    });
+    const lock = await deps.store.orderLocks.tryLock(data.orderId, { processes: deps.processes });
     if (!lock) {
       // Someone else is talking to this chat; try again shortly (not counted as a failed attempt).
       throw new RetryLaterError(deps.lockRetryMs ?? 250);

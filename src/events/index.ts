@@ -1,11 +1,9 @@
 import { parseWebhookEvent } from "../api/index.ts";
 import { ProcessRegistry } from "../store/index.ts";
-import { EventDeduper } from "./dedupe.ts";
 import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
 import { createIngestProcessor, type IngestJobData, webhookEventRefs } from "./ingest.ts";
 import { QUEUE_NAMES } from "./keys.ts";
 import { Notifier } from "./notifier.ts";
-import { Outbox } from "./outbox.ts";
 import type { QueueBackend } from "./queue.ts";
 import { createBullmqBackend } from "./queue-bullmq.ts";
 import { createMemoryBackend } from "./queue-memory.ts";
@@ -14,15 +12,13 @@ import { createReconciler, DEFAULT_RECONCILER_OPTIONS } from "./reconciler.ts";
 import { createRecoverySweep, DEFAULT_RECOVERY_OPTIONS } from "./recovery.ts";
 import { createRequestNotices } from "./request-notices.ts";
 
-export { dedupeIdentity } from "./dedupe.ts";
 export { QUEUE_NAMES } from "./keys.ts";
-export { UnreachableUserError } from "./notifier.ts";
 export type { EventsPipeline, EventsPipelineDeps } from "./pipeline-types.ts";
 export { type DeadLetter, RetryLaterError } from "./queue.ts";
 export type { DeliverMissing, RecoveredMessages } from "./recovery.ts";
-export { ensureWebhookRegistered, type RegistrationAction } from "./registration.ts";
-export { checkWebhookSignature, signWebhookBody } from "./signature.ts";
-export type { EventsPayoutApi, OpsAlert, PaymentLinkEvent } from "./types.ts";
+export { ensureWebhookRegistered } from "./registration.ts";
+export { signWebhookBody } from "./signature.ts";
+export type { OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 import type { EventsPipeline, EventsPipelineDeps } from "./pipeline-types.ts";
 
@@ -39,7 +35,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
           retries: deps.retries,
           onConnectionError: (error) => logger.warn({ err: error }, "queue redis connection error"),
         });
-  const outbox = new Outbox(deps.redis);
+  const outbox = deps.store.outbox;
   const ownsRegistry = !deps.processes;
   const processes = deps.processes ?? new ProcessRegistry(deps.redis);
   const unregisterQueueSource = deps.metrics?.setQueueSource(() => queues.counts());
@@ -51,7 +47,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       const parsed = parseWebhookEvent(json);
       return parsed.ok ? { event: parsed.event.event, refs: webhookEventRefs(parsed.event) } : undefined;
     },
-    deduper: new EventDeduper(deps.redis),
+    deduper: deps.store.webhookDedupe,
     ingest: queues.ingest,
     logger,
     metrics: deps.metrics,
@@ -60,7 +56,6 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
   const reconcilerOptions = { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler };
   const reconcileEveryMs = deps.reconcileEveryMs ?? 7_000;
   const reconciler = createReconciler({
-    redis: deps.redis,
     store: deps.store,
     api: deps.api,
     ingest: queues.ingest,
@@ -115,7 +110,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     queueBackend: queues.kind,
     webhookHandler,
     readiness: [
-      { name: "redis", check: () => deps.redis.ping() },
+      { name: "redis", check: () => deps.store.ping() },
       { name: "queue", check: () => queues.ping() },
     ],
 
@@ -131,7 +126,6 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         metrics: deps.metrics,
       });
       const ingest = createIngestProcessor({
-        redis: deps.redis,
         store: deps.store,
         outbox,
         deliveries: queues.deliveries,
@@ -143,7 +137,6 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         paymentLinkHook: !!deps.onPaymentLinkEvent,
       });
       const deliver = createDeliveryProcessor({
-        redis: deps.redis,
         store: deps.store,
         outbox,
         notifier,

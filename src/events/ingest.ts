@@ -1,12 +1,15 @@
-import type { Redis } from "ioredis";
-import { eventHash, eventOrderId, parseWebhookEvent, type WebhookEvent } from "../api/index.ts";
+import { eventHash, eventOrderId, type WebhookEvent } from "../api/index.ts";
 import type { Logger } from "../log/logger.ts";
 import { transactionFacts } from "../orders/facts.ts";
 import { confirmationSteps, isPendingOnchain, transitionFromPaymentEvent } from "../orders/mapping.ts";
-import { isTerminalStage, type OrderRecord, type OrderTransition, type Store } from "../store/index.ts";
+import {
+  isTerminalStage,
+  type OrderRecord,
+  type OrderTransition,
+  type Outbox,
+  type Store,
+} from "../store/index.ts";
 import type { DeliveryJobData } from "./delivery.ts";
-import { eventKeys } from "./keys.ts";
-import type { Outbox } from "./outbox.ts";
 import type { JobQueue, QueuedJob } from "./queue.ts";
 import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";
 
@@ -19,7 +22,7 @@ import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types
 const PAID_STAGES: ReadonlySet<string> = new Set(["payout_sent", "completed"]);
 
 export type IngestJobData =
-  | { kind: "webhook"; envelope: WebhookEnvelope; receivedAt: string; refs?: EventRefs }
+  | { kind: "webhook"; envelope: WebhookEnvelope; receivedAt: string; refs: EventRefs }
   | {
       kind: "reconcile";
       orderId: string;
@@ -30,23 +33,16 @@ export type IngestJobData =
 
 /**
  * What the receiver read from the event when it validated it (the API order id and quote hash), so ingest does not
- * validate the same event again. Absent in jobs queued by an older version: ingest then parses the envelope itself.
+ * validate the same event again.
  */
 export interface EventRefs {
   orderId?: string;
   hash?: string;
 }
 
-export type IngestOutcome =
-  | "applied"
-  | "stale"
-  | "no_transition"
-  | "unknown_order"
-  | "payment_link"
-  | "ignored";
+type IngestOutcome = "applied" | "stale" | "no_transition" | "unknown_order" | "payment_link" | "ignored";
 
-export interface IngestDeps {
-  redis: Redis;
+interface IngestDeps {
   store: Store;
   outbox: Outbox;
   deliveries: JobQueue<DeliveryJobData>;
@@ -60,8 +56,6 @@ export interface IngestDeps {
   /** Whether payment-link traffic has a consumer (otherwise it is logged and dropped). */
   paymentLinkHook: boolean;
 }
-
-const REFERENCE_TTL_SECONDS = 30 * 24 * 3600;
 
 export function createIngestProcessor(deps: IngestDeps) {
   const { store, logger } = deps;
@@ -78,7 +72,7 @@ export function createIngestProcessor(deps: IngestDeps) {
       return "ignored";
     }
     const raws = new Map<string, string>();
-    const order = await resolveOrder(event, payload, data.refs ?? refsOf(event, payload), raws);
+    const order = await resolveOrder(event, payload, data.refs, raws);
     if (!order) return handOver(data.envelope, data.receivedAt);
     const transition = transitionFromPaymentEvent(event, payload, order);
     if (!transition) return "no_transition";
@@ -118,7 +112,7 @@ export function createIngestProcessor(deps: IngestDeps) {
         ? deps.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true })
         : undefined,
       follow ? store.orders.rescheduleOpen(orderId, deps.now() + delay) : undefined,
-      follow ? deps.redis.del(eventKeys.reconcileAttempts(orderId)) : undefined,
+      follow ? store.reconcileAttempts.reset(orderId) : undefined,
     ]);
     logger.debug({ orderId, source, stage: order.stage, changed: result.changed }, "order transition");
     return result.changed ? "applied" : "stale";
@@ -139,7 +133,7 @@ export function createIngestProcessor(deps: IngestDeps) {
     // The sandbox's KES shape puts the quote hash in `reference`; the real one may use its own reference.
     if (!order && reference) order = await store.orders.findByHash(reference);
     if (!order && reference) {
-      const orderId = await deps.redis.get(eventKeys.referenceIndex(reference));
+      const orderId = await store.orderReferences.find(reference);
       if (orderId) order = await store.orders.get(orderId);
     }
     if (!order && facts.id) {
@@ -156,7 +150,7 @@ export function createIngestProcessor(deps: IngestDeps) {
       }
     }
     if (order && reference && event === "payment.received") {
-      await deps.redis.set(eventKeys.referenceIndex(reference), order.orderId, "EX", REFERENCE_TTL_SECONDS);
+      await store.orderReferences.remember(reference, order.orderId);
     }
     return order;
   }
@@ -209,12 +203,6 @@ export function createIngestProcessor(deps: IngestDeps) {
   }
 
   return process;
-}
-
-/** Jobs queued without refs (by an older version): validate the event here, as the receiver does now. */
-function refsOf(event: string, payload: unknown): EventRefs {
-  const parsed = parseWebhookEvent({ event, data: payload });
-  return parsed.ok ? webhookEventRefs(parsed.event) : {};
 }
 
 /** The order id and quote hash of a validated event (what the receiver queues with it). */

@@ -33,7 +33,7 @@ export interface View {
   locale: string;
 }
 
-export interface NotifierDeps {
+interface NotifierDeps {
   telegram: Api;
   store: Store;
   logger: Logger;

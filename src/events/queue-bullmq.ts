@@ -21,7 +21,7 @@ import {
  * The production queue backend: three BullMQ queues in Redis. Jobs survive restarts, any number of bot processes
  * can run workers on them, and the failed set of each queue is the dead-letter list.
  */
-export interface BullmqBackendOptions {
+interface BullmqBackendOptions {
   /** The app's client; BullMQ gets a duplicate() of it with the options it needs. */
   redis: Redis;
   /** Key prefix: keys live under `<prefix>:<queue>:*`. */
@@ -41,7 +41,7 @@ export interface BullmqBackendOptions {
  * (monotonic transitions, the outbox cursor under the order lock), and maxStalledCount 3 keeps such a job from
  * being failed for it.
  */
-export const STALLED_RECOVERY = { lockDuration: 3_000, stalledInterval: 1_000, maxStalledCount: 3 } as const;
+const STALLED_RECOVERY = { lockDuration: 3_000, stalledInterval: 1_000, maxStalledCount: 3 } as const;
 
 /** Retention per queue: what stays in Redis after a job ends. */
 const RETENTION: Record<"ingest" | "deliveries" | "reconcile", DefaultJobOptions> = {

@@ -23,7 +23,7 @@ import {
  * process — retries with exponential backoff, dead letters with replay, add-once job ids, ingest one at a time,
  * RetryLaterError — but nothing survives the process: it is a way to try the bot, never to run it for real.
  */
-export interface MemoryBackendOptions {
+interface MemoryBackendOptions {
   retries?: Partial<Record<"ingest" | "deliveries", RetryOverrides>>;
 }
 

@@ -86,9 +86,9 @@ export interface RetryOverrides {
   backoffMs?: number;
 }
 
-export type RetryPolicies = Record<"ingest" | "deliveries" | "reconcile", RetryPolicy>;
+type RetryPolicies = Record<"ingest" | "deliveries" | "reconcile", RetryPolicy>;
 
-export const DEFAULT_RETRIES: RetryPolicies = {
+const DEFAULT_RETRIES: RetryPolicies = {
   ingest: { attempts: 8, backoffMs: 1_000 },
   deliveries: { attempts: 10, backoffMs: 2_000 },
   reconcile: { attempts: 1 },

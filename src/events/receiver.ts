@@ -1,7 +1,8 @@
 import type { HandlerResponse, RawRequest, RawRequestHandler } from "../http/server.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics, WebhookOutcome } from "../metrics.ts";
-import { dedupeDigest, dedupeIdentity, type EventDeduper } from "./dedupe.ts";
+import type { EventDeduper } from "../store/index.ts";
+import { dedupeDigest, dedupeIdentity } from "./dedupe.ts";
 import type { EventRefs, IngestJobData } from "./ingest.ts";
 import { jsonDepthExceeds } from "./json-depth.ts";
 import type { JobQueue } from "./queue.ts";
@@ -14,7 +15,7 @@ import { checkWebhookSignature } from "./signature.ts";
  *   and nothing is queued; ping → 200; duplicate → 200.
  * A ping is answered before the signature check (the provider pings on registration, notes 11); it does nothing.
  */
-export interface ReceiverDeps {
+interface ReceiverDeps {
   /** Registered webhook secret; without one only `allowUnsigned` lets events in. */
   secret: string | undefined;
   /** Sandbox/local only: accept deliveries that carry no signature at all (a wrong signature is still refused). */
@@ -23,7 +24,7 @@ export interface ReceiverDeps {
    * Validates an envelope; throws (or returns nothing) when the shape is not a webhook event. `refs` (the order id
    * and quote hash it read) travel with the job, so ingest does not validate the event a second time.
    */
-  parseEvent: (json: unknown) => { event: string; refs?: EventRefs } | undefined | null;
+  parseEvent: (json: unknown) => { event: string; refs: EventRefs } | undefined | null;
   deduper: EventDeduper;
   ingest: JobQueue<IngestJobData>;
   logger: Logger;
@@ -35,7 +36,7 @@ export interface ReceiverDeps {
  * job payload's serialisation overflows the stack), so it is malformed input, answered 400 rather than a 503 the
  * sender would retry for an hour.
  */
-export const MAX_WEBHOOK_DEPTH = 32;
+const MAX_WEBHOOK_DEPTH = 32;
 
 const KNOWN_EVENTS = new Set(["ping", "payment.received", "payment.sent", "payment_link.settled"]);
 
@@ -89,7 +90,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
       kind: "webhook",
       envelope: { event: envelope.event, data: envelope.data },
       receivedAt: new Date().toISOString(),
-      ...(parsed.refs ? { refs: parsed.refs } : {}),
+      refs: parsed.refs,
     };
     try {
       // Add-once by job id: two deliveries of one event racing here make one job.

@@ -1,10 +1,8 @@
-import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
 import { isPendingOnchain, transitionFromApiState, wouldChange } from "../orders/mapping.ts";
 import type { OrderRecord, OrderTransition, Store } from "../store/index.ts";
 import type { IngestJobData } from "./ingest.ts";
 import { isNotFound } from "./ingest.ts";
-import { eventKeys } from "./keys.ts";
 import type { JobQueue } from "./queue.ts";
 import type { EventsPayoutApi } from "./types.ts";
 
@@ -41,8 +39,7 @@ export const DEFAULT_RECONCILER_OPTIONS: ReconcilerOptions = {
   stepMs: 500,
 };
 
-export interface ReconcilerDeps {
-  redis: Redis;
+interface ReconcilerDeps {
   store: Store;
   api: EventsPayoutApi;
   ingest: JobQueue<IngestJobData>;
@@ -53,7 +50,7 @@ export interface ReconcilerDeps {
 
 export type CheckOutcome = "queued" | "unchanged" | "api_unavailable";
 
-export interface TickResult {
+interface TickResult {
   checked: number;
   queued: number;
   unavailable: number;
@@ -160,15 +157,7 @@ export function createReconciler(deps: ReconcilerDeps) {
   }
 
   async function reschedule(order: OrderRecord): Promise<void> {
-    const key = eventKeys.reconcileAttempts(order.orderId);
-    const replies = await deps.redis
-      .multi()
-      .incr(key)
-      .expire(key, 7 * 24 * 3600)
-      .exec();
-    const [error, count] = replies?.[0] ?? [null, 1];
-    if (error) throw error;
-    const attempts = Number(count);
+    const attempts = await store.reconcileAttempts.next(order.orderId);
     const now = deps.now();
     const delay = Math.min(options.baseBackoffMs * 2 ** Math.min(attempts - 1, 20), options.maxBackoffMs);
     let next = now + delay;

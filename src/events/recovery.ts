@@ -39,7 +39,7 @@ export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
   maxAgeMs: 24 * 3600_000,
 };
 
-export interface RecoveryDeps {
+interface RecoveryDeps {
   store: Store;
   deliver: DeliverMissing;
   logger: Logger;
@@ -47,7 +47,7 @@ export interface RecoveryDeps {
   options: RecoveryOptions;
 }
 
-export type RecoveryOutcome = "delivered" | "already_delivered" | "claimed_elsewhere" | "dropped" | "failed";
+type RecoveryOutcome = "delivered" | "already_delivered" | "claimed_elsewhere" | "dropped" | "failed";
 
 export function createRecoverySweep(deps: RecoveryDeps) {
   const { store, logger, options } = deps;

@@ -2,7 +2,7 @@ import { PAYOUT_WEBHOOK_PATH } from "../http/server.ts";
 import type { Logger } from "../log/logger.ts";
 
 /** What registration needs from the payout API client (PayoutApi satisfies it). */
-export interface WebhookRegistrationApi {
+interface WebhookRegistrationApi {
   getUser(): Promise<{
     account?: { webhook?: { url?: string; secret?: string; isActive?: boolean } | undefined };
   }>;
@@ -10,7 +10,7 @@ export interface WebhookRegistrationApi {
   updateWebhook(input: { url: string; secret: string }): Promise<unknown>;
 }
 
-export type RegistrationAction = "registered" | "updated" | "unchanged";
+type RegistrationAction = "registered" | "updated" | "unchanged";
 
 /**
  * Make the account's webhook point at this deployment: `${publicUrl}/webhooks/payout` with our secret.

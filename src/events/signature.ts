@@ -5,13 +5,13 @@ import type { IncomingHttpHeaders } from "node:http";
  * Payout-API webhook signatures: lowercase hex HMAC-SHA256 of the exact request body, keyed with the registered
  * secret, in X-Mavapay-Signature (documented) or x-webhook-signature (seen in 2025). No timestamp, no prefix.
  */
-export const SIGNATURE_HEADERS = ["x-mavapay-signature", "x-webhook-signature"] as const;
+const SIGNATURE_HEADERS = ["x-mavapay-signature", "x-webhook-signature"] as const;
 
 export function signWebhookBody(body: Buffer | string, secret: string): string {
   return createHmac("sha256", secret).update(body).digest("hex");
 }
 
-export type SignatureCheck = "valid" | "missing" | "invalid";
+type SignatureCheck = "valid" | "missing" | "invalid";
 
 export function checkWebhookSignature(
   rawBody: Buffer,

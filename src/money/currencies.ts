@@ -7,8 +7,8 @@ export const CURRENCY_CODES = ["BTCSAT", "NGNKOBO", "KESCENT", "ZARCENT", "GHSPE
 export type CurrencyCode = (typeof CURRENCY_CODES)[number];
 export type FiatCurrencyCode = Exclude<CurrencyCode, "BTCSAT">;
 
-export const ISO_CODES = ["BTC", "NGN", "KES", "ZAR", "GHS"] as const;
-export type IsoCode = (typeof ISO_CODES)[number];
+const ISO_CODES = ["BTC", "NGN", "KES", "ZAR", "GHS"] as const;
+type IsoCode = (typeof ISO_CODES)[number];
 
 export const COUNTRIES = ["NG", "KE", "ZA", "GH"] as const;
 export type Country = (typeof COUNTRIES)[number];
@@ -16,7 +16,7 @@ export type Country = (typeof COUNTRIES)[number];
 /** Each corridor's flag (country pickers, prices, history lines, recipient lists). */
 export const COUNTRY_FLAGS: Readonly<Record<Country, string>> = { NG: "🇳🇬", KE: "🇰🇪", ZA: "🇿🇦", GH: "🇬🇭" };
 
-export interface CurrencyInfo {
+interface CurrencyInfo {
   /** The API code, e.g. "NGNKOBO". */
   code: CurrencyCode;
   /** ISO 4217 code (BTC for bitcoin), e.g. "NGN": what `/wallet`, `/price` and transactions use. */
@@ -53,19 +53,12 @@ export const CURRENCIES: Readonly<Record<CurrencyCode, CurrencyInfo>> = {
   },
 };
 
-/** The bitcoin sign, for places that show whole BTC rather than sats. */
-export const BTC_SYMBOL = "₿";
-
 export function isCurrencyCode(value: unknown): value is CurrencyCode {
   return typeof value === "string" && (CURRENCY_CODES as readonly string[]).includes(value);
 }
 
 export function isCountry(value: unknown): value is Country {
   return typeof value === "string" && (COUNTRIES as readonly string[]).includes(value);
-}
-
-export function currencyInfo(code: CurrencyCode): CurrencyInfo {
-  return CURRENCIES[code];
 }
 
 /** The payout currency of a country: currencyOfCountry("NG") → "NGNKOBO". */

@@ -1,5 +1,4 @@
 export {
-  BTC_SYMBOL,
   byIso,
   COUNTRIES,
   COUNTRY_FLAGS,
@@ -7,12 +6,8 @@ export {
   CURRENCIES,
   CURRENCY_CODES,
   type CurrencyCode,
-  type CurrencyInfo,
-  currencyInfo,
   currencyOfCountry,
   type FiatCurrencyCode,
-  ISO_CODES,
-  type IsoCode,
   isCountry,
   isCurrencyCode,
   isMinorAmount,

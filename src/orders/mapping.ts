@@ -1,4 +1,4 @@
-import type { OrderRecord, OrderTransition } from "../store/orders.ts";
+import type { OrderRecord, OrderTransition } from "../store/order-record.ts";
 import { payoutReferenceOf, type TransactionFacts, transactionFacts } from "./facts.ts";
 
 /**

@@ -2,7 +2,7 @@ import { InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
 import { escapeHtml } from "../i18n/index.ts";
 import { formatDateTime, formatMoney } from "../money/index.ts";
-import type { OrderRecord } from "../store/orders.ts";
+import type { OrderRecord } from "../store/order-record.ts";
 import type { RefundRecord } from "../store/refunds.ts";
 import { RETRYABLE_REFUND_STATES, type RefundState } from "../store/refunds.ts";
 import { refundCallbackData } from "./callback-data.ts";

@@ -2,7 +2,7 @@ import { InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
 import { escapeHtml } from "../i18n/index.ts";
 import { formatClock, formatMoney, isCurrencyCode } from "../money/index.ts";
-import type { OrderRecord, OrderStage } from "../store/orders.ts";
+import type { OrderRecord, OrderStage } from "../store/order-record.ts";
 import { receiptCallbackData, requoteCallbackData } from "./callback-data.ts";
 import { FAILURE_REASONS, REQUIRED_CONFIRMATIONS } from "./mapping.ts";
 import { breakdownLines } from "./quote-lines.ts";

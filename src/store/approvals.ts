@@ -1,7 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { z } from "zod";
-import { parseJson } from "./json.ts";
+import {
+  type ApprovalPayload,
+  type ApprovalRecord,
+  type ApprovalResult,
+  type ApproveOutcome,
+  approvalPayloadSchema,
+  approvalResultSchema,
+  type RejectOutcome,
+  toRecord,
+} from "./approval-record.ts";
 
 /**
  * Four-eyes approval requests for treasury withdrawals. Every state change is one Lua script, so two admins
@@ -12,88 +20,6 @@ import { parseJson } from "./json.ts";
  *      │──reject──▶ rejected
  *      └──expiresAt passed──▶ expired
  */
-const APPROVAL_STATES = [
-  "pending",
-  "executing",
-  "done",
-  "failed",
-  "uncertain",
-  "rejected",
-  "expired",
-] as const;
-type ApprovalState = (typeof APPROVAL_STATES)[number];
-
-const withdrawNgnPayloadSchema = z.object({
-  kind: z.literal("withdraw_ngn"),
-  /** Kobo. */
-  amount: z.number().int().positive(),
-  /** Exactly as name enquiry returned it (the API compares character for character). */
-  beneficiary: z.object({
-    bankAccountNumber: z.string(),
-    bankAccountName: z.string(),
-    bankCode: z.string(),
-    bankName: z.string(),
-  }),
-});
-const withdrawBtcPayloadSchema = z.object({
-  kind: z.literal("withdraw_btc"),
-  invoice: z.string(),
-  /** Decoded from the invoice. */
-  amountSats: z.number().int().positive(),
-  /** Unix ms the invoice expires. */
-  invoiceExpiresAt: z.number().int(),
-  paymentHash: z.string().optional(),
-  memo: z.string().optional(),
-});
-/** A user's refund of held sats above REFUND_APPROVAL_THRESHOLD_SATS (the user is the requester). */
-const refundPayloadSchema = z.object({
-  kind: z.literal("refund"),
-  orderId: z.string(),
-  invoice: z.string(),
-  amountSats: z.number().int().positive(),
-  /** Unix ms the invoice expires. */
-  invoiceExpiresAt: z.number().int(),
-  /** As shown to the user: a shortened invoice or the Lightning address. */
-  destination: z.string(),
-  paymentHash: z.string().optional(),
-});
-const approvalPayloadSchema = z.discriminatedUnion("kind", [
-  withdrawNgnPayloadSchema,
-  withdrawBtcPayloadSchema,
-  refundPayloadSchema,
-]);
-export type ApprovalPayload = z.infer<typeof approvalPayloadSchema>;
-
-const approvalResultSchema = z.object({
-  transactionId: z.string().optional(),
-  status: z.string().optional(),
-  /** Safe, already-scrubbed description of a failure. */
-  error: z.string().optional(),
-});
-type ApprovalResult = z.infer<typeof approvalResultSchema>;
-
-export interface ApprovalRecord {
-  id: string;
-  state: ApprovalState;
-  payload: ApprovalPayload;
-  requestedBy: number;
-  requesterName: string;
-  chatId: number;
-  messageId?: number;
-  createdAt: number;
-  expiresAt: number;
-  decidedBy?: number;
-  decidedAt?: number;
-  result?: ApprovalResult;
-}
-
-export type ApproveOutcome = "claimed" | "self" | "expired" | "missing" | Exclude<ApprovalState, "pending">;
-export type RejectOutcome =
-  | "rejected"
-  | "expired"
-  | "missing"
-  | Exclude<ApprovalState, "pending" | "rejected">;
-
 const approvalKeys = {
   request: (id: string) => `approval:${id}`,
   /** Pending requests by expiry time, for the sweep that marks them expired and edits their message. */
@@ -273,40 +199,4 @@ export class ApprovalRepository {
     }
     return expired;
   }
-}
-
-const int = (value: string | undefined): number | undefined => {
-  if (value === undefined || value === "") return undefined;
-  const parsed = Number(value);
-  return Number.isSafeInteger(parsed) ? parsed : undefined;
-};
-
-function toRecord(id: string, fields: Record<string, string>): ApprovalRecord | undefined {
-  const state = fields.state as ApprovalState | undefined;
-  if (!state || !APPROVAL_STATES.includes(state)) return undefined;
-  const payload = parseJson(fields.payload, approvalPayloadSchema);
-  const requestedBy = int(fields.requestedBy);
-  const chatId = int(fields.chatId);
-  const createdAt = int(fields.createdAt);
-  const expiresAt = int(fields.expiresAt);
-  if (!payload || requestedBy === undefined || chatId === undefined) return undefined;
-  if (createdAt === undefined || expiresAt === undefined) return undefined;
-  const result = parseJson(fields.result, approvalResultSchema);
-  const messageId = int(fields.messageId);
-  const decidedBy = int(fields.decidedBy);
-  const decidedAt = int(fields.decidedAt);
-  return {
-    id,
-    state,
-    payload,
-    requestedBy,
-    requesterName: fields.requesterName ?? "",
-    chatId,
-    createdAt,
-    expiresAt,
-    ...(messageId !== undefined ? { messageId } : {}),
-    ...(decidedBy !== undefined ? { decidedBy } : {}),
-    ...(decidedAt !== undefined ? { decidedAt } : {}),
-    ...(result ? { result } : {}),
-  };
 }

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 /**
  * A grammY storage adapter (read/write/delete) that keeps JSON deflated in Redis. Conversation state is a replay
  * log of updates and API results: it compresses about 5×, which is what keeps an active conversation within its
- * Redis budget. Values written by the plain RedisAdapter (JSON text) are still read.
+ * Redis budget.
  */
 const MARKER = 0x00;
 
@@ -17,8 +17,8 @@ export class CompressedRedisStorage<T> {
   async read(key: string): Promise<T | undefined> {
     const raw = await this.redis.getBuffer(key);
     if (!raw || raw.length === 0) return undefined;
-    const json = raw[0] === MARKER ? inflateRawSync(raw.subarray(1)) : raw;
-    return JSON.parse(json.toString("utf8")) as T;
+    if (raw[0] !== MARKER) throw new Error(`${key} does not hold deflated JSON`);
+    return JSON.parse(inflateRawSync(raw.subarray(1)).toString("utf8")) as T;
   }
 
   async write(key: string, value: T): Promise<void> {

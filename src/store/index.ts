@@ -9,11 +9,15 @@ import { CacheRepository } from "./caches.ts";
 import { CompressedRedisStorage } from "./compressed-storage.ts";
 import { OnceRepository } from "./idempotency.ts";
 import { type IncomingLimit, IncomingLimiter } from "./incoming-limit.ts";
+import { OrderLocks } from "./locks.ts";
 import { MerchantRepository } from "./merchants.ts";
+import { OrderReferences } from "./order-references.ts";
 import { OrderRepository } from "./orders.ts";
+import { Outbox } from "./outbox.ts";
 import { PaymentLinkRepository } from "./payment-links.ts";
 import { RateAlertRepository } from "./rate-alerts.ts";
 import { RecipientRepository } from "./recipients.ts";
+import { ReconcileAttempts } from "./reconcile-attempts.ts";
 import { RefundRepository } from "./refunds.ts";
 import { RepeatRepository } from "./repeats.ts";
 import { RequestRepository } from "./requests.ts";
@@ -21,8 +25,10 @@ import { SettingsRepository } from "./settings.ts";
 import { StatsRepository } from "./stats.ts";
 import { UpdateRepository } from "./updates.ts";
 import { UserRepository } from "./users.ts";
+import { EventDeduper } from "./webhook-dedupe.ts";
 
 export * from "./alerts.ts";
+export * from "./approval-record.ts";
 export * from "./approvals.ts";
 export * from "./audit.ts";
 export * from "./broadcasts.ts";
@@ -32,12 +38,17 @@ export * from "./claims.ts";
 export * from "./idempotency.ts";
 export * from "./incoming-limit.ts";
 export * from "./keys.ts";
+export * from "./locks.ts";
 export * from "./merchants.ts";
+export * from "./order-record.ts";
+export * from "./order-references.ts";
 export * from "./orders.ts";
+export * from "./outbox.ts";
 export * from "./payment-links.ts";
 export * from "./processes.ts";
 export * from "./rate-alerts.ts";
 export * from "./recipients.ts";
+export * from "./reconcile-attempts.ts";
 export * from "./refunds.ts";
 export * from "./repeats.ts";
 export * from "./requests.ts";
@@ -46,6 +57,7 @@ export * from "./settings.ts";
 export * from "./stats.ts";
 export * from "./updates.ts";
 export * from "./users.ts";
+export * from "./webhook-dedupe.ts";
 
 export interface Store {
   users: UserRepository;
@@ -76,6 +88,16 @@ export interface Store {
   sessionStorage<T>(ttlSeconds: number): RedisAdapter<T>;
   /** Conversation (flow) state, deflated. */
   conversationStorage<T>(ttlSeconds: number): CompressedRedisStorage<T>;
+  /** The events pipeline: the notification outbox per order. */
+  outbox: Outbox;
+  /** Webhooks already queued (the receiver's dedupe). */
+  webhookDedupe: EventDeduper;
+  /** One delivery at a time per order's chat. */
+  orderLocks: OrderLocks;
+  /** KES references → orders. */
+  orderReferences: OrderReferences;
+  /** The reconciler's backoff per open order. */
+  reconcileAttempts: ReconcileAttempts;
   /** Whether Redis answers (/health). */
   ping(): Promise<unknown>;
 }
@@ -106,6 +128,11 @@ export function createStore(redis: Redis): Store {
     incomingLimiter: (limit) => new IncomingLimiter(redis, limit),
     sessionStorage: (ttlSeconds) => new RedisAdapter({ instance: redis, ttl: ttlSeconds }),
     conversationStorage: (ttlSeconds) => new CompressedRedisStorage(redis, ttlSeconds),
+    outbox: new Outbox(redis),
+    webhookDedupe: new EventDeduper(redis),
+    orderLocks: new OrderLocks(redis),
+    orderReferences: new OrderReferences(redis),
+    reconcileAttempts: new ReconcileAttempts(redis),
     ping: () => redis.ping(),
   };
 }

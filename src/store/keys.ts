@@ -80,4 +80,19 @@ export const keys = {
   broadcastLock: () => "broadcast:lock",
   broadcastProgress: (id: string) => `broadcast:${id}:progress`,
   broadcastDraft: (id: string) => `broadcast:draft:${id}`,
+  // The events pipeline's own keys (BullMQ's live under `<prefix>:<queue>:*`, src/events/keys.ts).
+  /** SET NX marker of a webhook already accepted: (event, data.id, data.status[, confirmations]). */
+  dedupe: (digest: string) => `events:seen:${digest}`,
+  /** Per-order log of applied transitions still to show the user (the notification outbox). */
+  outbox: (orderId: string) => `events:outbox:${orderId}`,
+  /** How many outbox entries have been delivered to the user. */
+  outboxCursor: (orderId: string) => `events:outbox:${orderId}:cursor`,
+  /** The outbox entry whose notification is being sent (set before the send, cleared by the cursor's move). */
+  outboxSending: (orderId: string) => `events:outbox:${orderId}:sending`,
+  /** Short-lived lock so one delivery at a time talks to an order's chat. */
+  orderLock: (orderId: string) => `events:lock:${orderId}`,
+  /** KES payment.sent carries only `reference`: remembered from payment.received to find the order. */
+  referenceIndex: (reference: string) => `events:ref:${reference}`,
+  /** Reconciler backoff: how many times an open order has been checked without reaching a terminal stage. */
+  reconcileAttempts: (orderId: string) => `events:reconcile:attempts:${orderId}`,
 } as const;

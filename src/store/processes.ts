@@ -5,7 +5,7 @@ import { keys } from "./keys.ts";
 /**
  * Which bot processes are alive: one heartbeat per process (createApp makes it and shares it). Each process writes
  * `process:<id>` with a short TTL and renews it while it runs; work it owns carries its id — a delivery lock
- * (events/lock.ts), a chat's update lease (store/updates.ts), a pending money-action claim (idempotency.ts) — so
+ * (store/locks.ts), a chat's update lease (store/updates.ts), a pending money-action claim (idempotency.ts) — so
  * another process can tell "busy" from "owner dead" and take the work over at once instead of waiting out the work's
  * own, longer, TTL. A process that stops cleanly deletes its key.
  *

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { keys } from "./keys.ts";
-import { ORDER_STAGES, type OrderRecord, type OrderRepository, type OrderStage } from "./orders.ts";
+import { ORDER_STAGES, type OrderRecord, type OrderStage } from "./order-record.ts";
+import type { OrderRepository } from "./orders.ts";
 
 /**
  * Order statistics for ops' /stats, computed by scanning the `orders:all` index (scored by creation time) over

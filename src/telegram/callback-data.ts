@@ -34,7 +34,7 @@ export const ID = /[A-Za-z0-9_-]{1,48}/;
 export const UUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/;
 
 /** A field: a pattern for strings (never matching ":"), or an integer. */
-export type Field = RegExp | IntField;
+type Field = RegExp | IntField;
 type Schema = Record<string, Field>;
 type Values<T extends Schema> = { [K in keyof T]: T[K] extends IntField ? number : string };
 type Clause<T extends Schema> = { [K in keyof T]?: string | number | Field };

@@ -16,7 +16,7 @@ import type { CallRecorder } from "./calls.ts";
  * picks up chats whose process died (its ProcessRegistry heartbeat lapsed) and chats another process recorded
  * while this one held the lease.
  */
-export interface InboxOptions {
+interface InboxOptions {
   repo: UpdateRepository;
   recorder: CallRecorder;
   handle: (update: Update) => Promise<void>;

@@ -1,8 +1,8 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventKeys } from "../../src/events/keys.ts";
-import { tryLock } from "../../src/events/lock.ts";
 import type { OrderRecord } from "../../src/store/index.ts";
+import { keys } from "../../src/store/keys.ts";
+import { tryLock } from "../../src/store/locks.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 
@@ -106,7 +106,7 @@ describe("on-chain progress", () => {
     const { card, order } = await buyAndPay(stack, user);
     await stack.tg.idle();
     // Another worker holds the order's chat: the counts pile up in the outbox meanwhile.
-    const lock = await tryLock(stack.redis, eventKeys.orderLock(order.orderId));
+    const lock = await tryLock(stack.redis, keys.orderLock(order.orderId));
     expect(lock).toBeDefined();
     try {
       for (const count of [1, 2]) {

@@ -3,9 +3,8 @@ import { Bot, webhookCallback } from "grammy";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPayoutApi, parseWebhookEvent } from "../../src/api/index.ts";
-import { EventDeduper } from "../../src/events/dedupe.ts";
 import { ensureWebhookRegistered, QUEUE_NAMES, signWebhookBody } from "../../src/events/index.ts";
-import type { IngestJobData } from "../../src/events/ingest.ts";
+import { type IngestJobData, webhookEventRefs } from "../../src/events/ingest.ts";
 import type { QueueBackend } from "../../src/events/queue.ts";
 import { createBullmqBackend } from "../../src/events/queue-bullmq.ts";
 import { createWebhookReceiver } from "../../src/events/receiver.ts";
@@ -13,6 +12,7 @@ import { createHttpServer, type HttpServer } from "../../src/http/index.ts";
 import { silentLogger } from "../../src/log/logger.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
+import { EventDeduper } from "../../src/store/webhook-dedupe.ts";
 import { freshRedis } from "../support/redis.ts";
 import { startTelegramEmulator, type TelegramEmulator } from "../support/telegram-driver.ts";
 
@@ -58,7 +58,7 @@ beforeAll(async () => {
       allowUnsigned: true,
       parseEvent: (json) => {
         const parsed = parseWebhookEvent(json);
-        return parsed.ok ? parsed.event : undefined;
+        return parsed.ok ? { event: parsed.event.event, refs: webhookEventRefs(parsed.event) } : undefined;
       },
       deduper: new EventDeduper(redis),
       ingest: backend.ingest,

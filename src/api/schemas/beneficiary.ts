@@ -79,4 +79,3 @@ type KesTillBeneficiary = z.input<typeof kesTillBeneficiarySchema>;
 export type KesBeneficiary = KesPhoneBeneficiary | KesBillBeneficiary | KesTillBeneficiary;
 export type ZarBankBeneficiary = z.input<typeof zarBankBeneficiarySchema>;
 export type GhsMtnBeneficiary = z.input<typeof ghsMtnBeneficiarySchema>;
-export type Beneficiary = z.input<typeof beneficiarySchema>;

@@ -41,7 +41,6 @@ export type Quote = z.output<typeof quoteSchema>;
 export const nestedQuoteSchema = quoteSchema.partial();
 
 const PAYMENT_METHODS = ["LIGHTNING", "BANKTRANSFER"] as const;
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 /**
  * POST /quote body. `autopayout` is required here on purpose: the spec's default is true, the real service's

@@ -30,7 +30,6 @@ const transactionMetadataSchema = z.looseObject({
   identifierType: opt(z.string()),
   phoneNumber: opt(z.string()),
 });
-export type TransactionMetadata = z.output<typeof transactionMetadataSchema>;
 
 /** `transactionMetadata` of NGN webhook events. */
 const ngnTransactionMetadataSchema = z.looseObject({

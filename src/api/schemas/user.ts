@@ -62,4 +62,3 @@ export const userProfileSchema = z.looseObject({
   account: opt(accountSchema),
 });
 export type UserProfile = z.output<typeof userProfileSchema>;
-export type Account = z.output<typeof accountSchema>;

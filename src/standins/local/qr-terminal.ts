@@ -56,7 +56,7 @@ export function detectScale(bitmap: Bitmap): number {
 }
 
 /** Keep one pixel per logical pixel, then fit the width with nearest-neighbour sampling. */
-export function normalize(bitmap: Bitmap, maxWidth: number): Bitmap {
+function normalize(bitmap: Bitmap, maxWidth: number): Bitmap {
   const scale = detectScale(bitmap);
   let out = bitmap
     .filter((_, y) => y % scale === Math.floor(scale / 2))

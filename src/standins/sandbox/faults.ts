@@ -14,7 +14,7 @@ import { badRequest, parseWith } from "./http/errors.ts";
 const FAULT_MODES = ["500", "429", "hang", "500-after", "duplicate-webhooks", "delay"] as const;
 type FaultMode = (typeof FAULT_MODES)[number];
 
-export interface Fault {
+interface Fault {
   id: number;
   mode: FaultMode;
   method?: string;

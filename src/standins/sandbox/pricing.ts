@@ -15,7 +15,7 @@ export const CORRIDORS = [
   "NGN-ZAR",
   "NGN-GHS",
 ] as const;
-export type Corridor = (typeof CORRIDORS)[number];
+type Corridor = (typeof CORRIDORS)[number];
 
 export interface PriceModel {
   /** USD per BTC (cents precision). */

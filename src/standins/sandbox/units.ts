@@ -54,8 +54,3 @@ export function toSafe(value: bigint): number {
   }
   return Number(value);
 }
-
-/** Digits only: "+254 712 345 999" → "254712345999". */
-export function digitsOf(value: string): string {
-  return value.replace(/\D/g, "");
-}

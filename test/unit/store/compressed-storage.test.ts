@@ -31,10 +31,4 @@ describe("CompressedRedisStorage", () => {
     await storage.delete("conv:5001");
     expect(await storage.read("conv:5001")).toBeUndefined();
   });
-
-  it("still reads state written as plain JSON before compression", async () => {
-    await redis.set("conv:legacy", JSON.stringify({ state: "old", version: [0, 1] }));
-    const storage = new CompressedRedisStorage<unknown>(redis);
-    expect(await storage.read("conv:legacy")).toEqual({ state: "old", version: [0, 1] });
-  });
 });

@@ -5,7 +5,7 @@ const NOT_BY_DEFAULT = new Set(["chat_member", "message_reaction", "message_reac
 
 type ParkOutcome = "update" | "timeout" | "aborted" | "terminated";
 
-export function updateType(update: Update): string {
+function updateType(update: Update): string {
   return Object.keys(update).find((key) => key !== "update_id") ?? "unknown";
 }
 

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { Agent, request } from "undici";
 import type { UpdateQueue } from "./updates.ts";
 
-export interface WebhookConfig {
+interface WebhookConfig {
   url: string;
   secretToken: string | undefined;
   maxConnections: number;

@@ -1,7 +1,7 @@
 import { decode } from "light-bolt11-decoder";
 
 /** What the sandbox needs from a BOLT11 invoice someone else gave it. */
-export interface DecodedInvoice {
+interface DecodedInvoice {
   network: string;
   /** null for an amountless invoice. */
   amountSats: number | null;

@@ -12,7 +12,7 @@ import type { Beneficiary, PaymentMethod, QuoteRecord, VirtualAccount } from "./
 const LIGHTNING_EXPIRY_MS = 5 * 60_000;
 const BANKTRANSFER_EXPIRY_MS = 10 * 60_000;
 const MIN_NGN_PAYOUT_KOBO = 200_000n;
-export const MIN_ONCHAIN_SATS = 6_000n;
+const MIN_ONCHAIN_SATS = 6_000n;
 /** KES, ZAR and GHS payouts: the equivalent of 2 USD. */
 const MIN_PAYOUT_USD_CENTS = 200n;
 /** NGN→ZAR: at least 50 rand (api-behaviour-notes §4). */

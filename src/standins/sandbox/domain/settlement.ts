@@ -5,8 +5,8 @@ import { currencyOf } from "../units.ts";
 import { credit, debit } from "./account.ts";
 import { onLinkOrderPaid, settleLinkOrder } from "./paymentlinks.ts";
 import type { QuoteRecord, TransactionRecord } from "./state.ts";
+import { webhookTransaction } from "./transaction-views.ts";
 import { addTransaction } from "./transactions.ts";
-import { webhookTransaction } from "./views.ts";
 
 export const FAILURE_REASON =
   "Payout rejected by the beneficiary institution (sandbox rule: identifier ends in 999)";
@@ -57,7 +57,7 @@ function common(quote: QuoteRecord) {
 }
 
 /** The outgoing leg: bank / mobile money (SUCCESS or the 999 FAILED rule), Lightning, or on-chain. */
-export function payout(core: Core, quote: QuoteRecord): TransactionRecord {
+function payout(core: Core, quote: QuoteRecord): TransactionRecord {
   const beneficiary = quote.beneficiary;
   if (!beneficiary) throw new Error("payout without beneficiary");
   const currency = currencyOf(quote.targetCurrency);

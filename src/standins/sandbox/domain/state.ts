@@ -165,7 +165,7 @@ export interface WalletRecord {
   balance: bigint;
 }
 
-export interface WebhookConfig {
+interface WebhookConfig {
   id: string;
   url: string;
   secret: string;

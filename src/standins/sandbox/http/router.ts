@@ -20,11 +20,11 @@ export interface HandlerResult {
   after?: () => void;
 }
 
-export type Handler = (request: RequestContext) => HandlerResult | Promise<HandlerResult>;
+type Handler = (request: RequestContext) => HandlerResult | Promise<HandlerResult>;
 
-export type Access = "key" | "public";
+type Access = "key" | "public";
 
-export interface Route {
+interface Route {
   method: string;
   pattern: string;
   access: Access;

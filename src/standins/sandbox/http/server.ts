@@ -20,7 +20,7 @@ interface HttpDeps {
   now: () => number;
 }
 
-export interface HttpServer {
+interface HttpServer {
   server: Server;
   listen(port: number, host: string): Promise<number>;
   close(): Promise<void>;

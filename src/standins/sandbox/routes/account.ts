@@ -18,7 +18,7 @@ const bankAccountQuery = z.object({
   currency: z.literal("NGN", { error: "must be NGN (the only supported value)" }).optional(),
 });
 
-export function pingEvent(core: Core) {
+function pingEvent(core: Core) {
   return { message: "This is a test webhook event", timestamp: iso(core.clock.now()) };
 }
 

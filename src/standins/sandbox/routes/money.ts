@@ -8,7 +8,8 @@ import {
   refreshLinkOrder,
 } from "../domain/paymentlinks.ts";
 import type { PaymentLinkRecord, PaymentMethod } from "../domain/state.ts";
-import { paymentLinkView, transactionView } from "../domain/views.ts";
+import { transactionView } from "../domain/transaction-views.ts";
+import { paymentLinkView } from "../domain/views.ts";
 import { withdrawBtc, withdrawNgn } from "../domain/withdrawals.ts";
 import { badRequest, notFound, parseWith } from "../http/errors.ts";
 import type { RequestContext, Router } from "../http/router.ts";

@@ -1,8 +1,9 @@
 import type { Core } from "../core.ts";
 import { createQuote, findQuote, quoteParamsFromRequest } from "../domain/quotes.ts";
 import { payIn } from "../domain/settlement.ts";
+import { transactionDetail } from "../domain/transaction-views.ts";
 import { findTransaction } from "../domain/transactions.ts";
-import { orderListView, orderView, quoteView, transactionDetail } from "../domain/views.ts";
+import { orderListView, orderView, quoteView } from "../domain/views.ts";
 import { badRequest, notFound, parseWith } from "../http/errors.ts";
 import type { Router } from "../http/router.ts";
 import { API_PREFIX } from "../http/server.ts";

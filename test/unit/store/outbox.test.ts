@@ -1,9 +1,8 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventKeys } from "../../src/events/keys.ts";
-import { Outbox } from "../../src/events/outbox.ts";
-import { createMemoryRedis } from "../../src/standins/local/memory-redis.ts";
-import { freshRedis } from "../support/redis.ts";
+import { createMemoryRedis } from "../../../src/standins/local/memory-redis.ts";
+import { Outbox } from "../../../src/store/outbox.ts";
+import { freshRedis } from "../../support/redis.ts";
 
 /**
  * The notification outbox on both stores it runs on: redis-server, and local mode's in-memory stand-in (whose Lua
@@ -72,41 +71,5 @@ describe.each(stores)("outbox on %s", (_name, connect) => {
       appended: false,
       pending: false,
     });
-  });
-});
-
-describe("outbox upgrade", () => {
-  let redis: Redis;
-  beforeAll(async () => {
-    redis = await freshRedis();
-  });
-  afterAll(async () => {
-    await redis.quit();
-  });
-
-  it("reads a tail written by the previous version of the script (cjson's field order)", async () => {
-    const orderId = `ob-legacy-${Math.random().toString(36).slice(2)}`;
-    const legacy = {
-      seq: 1,
-      notify: true,
-      key: "payment_received|||",
-      from: "awaiting_payment",
-      stage: "payment_received",
-      at: "x",
-    };
-    await redis.rpush(eventKeys.outbox(orderId), JSON.stringify(legacy));
-    expect(await new Outbox(redis).record({ orderId, stage: "payment_received" })).toEqual({
-      appended: false,
-      pending: true,
-    });
-    expect(await new Outbox(redis).record({ orderId, stage: "completed" })).toEqual({
-      appended: true,
-      pending: true,
-    });
-    const { entries } = await new Outbox(redis).pending(orderId);
-    expect(entries.map(({ seq, stage, from, notify }) => ({ seq, stage, from, notify }))).toEqual([
-      { seq: 1, stage: "payment_received", from: "awaiting_payment", notify: true },
-      { seq: 2, stage: "completed", from: "payment_received", notify: true },
-    ]);
   });
 });

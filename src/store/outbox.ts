@@ -1,9 +1,8 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { OrderRecord, OrderStage } from "../store/orders.ts";
-import { ORDER_STAGES } from "../store/orders.ts";
-import { LuaScript } from "../store/script.ts";
-import { eventKeys } from "./keys.ts";
+import { keys } from "./keys.ts";
+import { ORDER_STAGES, type OrderRecord, type OrderStage } from "./order-record.ts";
+import { LuaScript } from "./script.ts";
 
 /**
  * The notification outbox: per order, the list of states the user has still to see, in the order they were
@@ -12,7 +11,7 @@ import { eventKeys } from "./keys.ts";
  * state is ahead of the log's tail (not only when `changed` was true), a crash between `transition()` and the
  * append is repaired by the retry, and a crash during delivery resumes at the first undelivered entry.
  */
-export const outboxEntrySchema = z.object({
+const outboxEntrySchema = z.object({
   seq: z.number().int(),
   stage: z.enum(ORDER_STAGES),
   confirmations: z.number().int().optional(),
@@ -30,9 +29,7 @@ export type OutboxEntry = z.infer<typeof outboxEntrySchema>;
 const OUTBOX_TTL_SECONDS = 30 * 24 * 3600;
 
 /** What distinguishes one visible state of an order from another. */
-export function snapshotKey(
-  order: Pick<OrderRecord, "stage" | "confirmations" | "txid" | "payoutReference">,
-) {
+function snapshotKey(order: Pick<OrderRecord, "stage" | "confirmations" | "txid" | "payoutReference">) {
   return [order.stage, order.confirmations ?? "", order.txid ?? "", order.payoutReference ?? ""].join("|");
 }
 const BASELINE_STAGE: OrderStage = "awaiting_payment";
@@ -42,11 +39,11 @@ const BASELINE_KEY = snapshotKey({ stage: BASELINE_STAGE });
 // Returns {appended, pending}: pending = the log holds entries past the delivery cursor (one round trip for both).
 // Entries are JSON objects that start with {"stage":…,"key":…, so the tail's stage and key are read with a
 // pattern and a prefix comparison, not a JSON library: the same script runs on Redis and on local mode's
-// in-memory stand-in (which has no cjson). A tail written by an earlier version (cjson's field order) is decoded.
+// in-memory stand-in (which has no cjson).
 //   ARGV[1] the entry's head '{"stage":"<stage>","key":<key as a JSON string>,'   ARGV[2] the rest of its fields
 //   ARGV[3] '1' when this state is the baseline   ARGV[4] the baseline stage   ARGV[5] TTL   ARGV[6] the stage
-//   ARGV[7] the raw key (for an earlier version's tail)   ARGV[8] '' or a stage the tail must be at (a filled-in
-//   earlier stage is appended only right after that one, never behind a later state)
+//   ARGV[7] '' or a stage the tail must be at (a filled-in earlier stage is appended only right after that one,
+//   never behind a later state)
 const RECORD = new LuaScript(`
 local length = redis.call('LLEN', KEYS[1])
 local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -55,15 +52,9 @@ local tailStage = ARGV[4]
 local same = ARGV[3] == '1'
 if tail then
   tailStage = string.match(tail, '^{"stage":"([a-z_]+)","key":')
-  if tailStage then
-    same = string.sub(tail, 1, #ARGV[1]) == ARGV[1]
-  else
-    local decoded = cjson.decode(tail)
-    tailStage = decoded.stage
-    same = decoded.key == ARGV[7]
-  end
+  same = string.sub(tail, 1, #ARGV[1]) == ARGV[1]
 end
-if same or (ARGV[8] ~= '' and tailStage ~= ARGV[8]) then return {0, length > cursor and 1 or 0} end
+if same or (ARGV[7] ~= '' and tailStage ~= ARGV[7]) then return {0, length > cursor and 1 or 0} end
 local notify = 'false'
 if tailStage ~= ARGV[6] then notify = 'true' end
 local entry = ARGV[1] .. '"seq":' .. (length + 1) .. ',"notify":' .. notify .. ',"from":"' .. tailStage .. '",' .. ARGV[2] .. '}'
@@ -114,7 +105,7 @@ export class Outbox {
     };
     const [appended, pending] = (await RECORD.run(
       this.redis,
-      [eventKeys.outbox(order.orderId), eventKeys.outboxCursor(order.orderId)],
+      [keys.outbox(order.orderId), keys.outboxCursor(order.orderId)],
       [
         `{"stage":${JSON.stringify(order.stage)},"key":${JSON.stringify(key)},`,
         JSON.stringify(fields).slice(1, -1),
@@ -122,7 +113,6 @@ export class Outbox {
         BASELINE_STAGE,
         OUTBOX_TTL_SECONDS,
         order.stage,
-        key,
         options.onlyAfter ?? "",
       ],
     )) as [number, number];
@@ -135,9 +125,9 @@ export class Outbox {
    */
   async pending(orderId: string): Promise<{ cursor: number; entries: OutboxEntry[]; sending: number }> {
     const [cursor, raws, sending] = (await PENDING.run(this.redis, [
-      eventKeys.outbox(orderId),
-      eventKeys.outboxCursor(orderId),
-      eventKeys.outboxSending(orderId),
+      keys.outbox(orderId),
+      keys.outboxCursor(orderId),
+      keys.outboxSending(orderId),
     ])) as [number, string[], number];
     const entries: OutboxEntry[] = [];
     for (const raw of raws) {
@@ -149,19 +139,19 @@ export class Outbox {
 
   /** Note that entry `seq`'s notification is about to be sent (a crash during the send leaves the mark). */
   async markSending(orderId: string, seq: number): Promise<void> {
-    await this.redis.set(eventKeys.outboxSending(orderId), seq, "EX", SENDING_TTL_SECONDS);
+    await this.redis.set(keys.outboxSending(orderId), seq, "EX", SENDING_TTL_SECONDS);
   }
 
   /** The send was answered with a refusal or never left: nothing reached the chat, a retry may send it. */
   async clearSending(orderId: string): Promise<void> {
-    await this.redis.del(eventKeys.outboxSending(orderId));
+    await this.redis.del(keys.outboxSending(orderId));
   }
 
   /** Mark entries up to and including `seq` delivered (the cursor only moves forward). */
   async advance(orderId: string, seq: number): Promise<void> {
     await ADVANCE.run(
       this.redis,
-      [eventKeys.outboxCursor(orderId), eventKeys.outboxSending(orderId)],
+      [keys.outboxCursor(orderId), keys.outboxSending(orderId)],
       [seq, OUTBOX_TTL_SECONDS],
     );
   }

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { ProcessRegistry } from "../store/index.ts";
-import { deleteIfEquals, LuaScript } from "../store/script.ts";
+import { keys } from "./keys.ts";
+import type { ProcessRegistry } from "./processes.ts";
+import { deleteIfEquals, LuaScript } from "./script.ts";
 
 /**
  * A per-key Redis lock (SET NX PX), renewed while held, so only one delivery at a time talks to an order's chat.
@@ -10,7 +11,7 @@ import { deleteIfEquals, LuaScript } from "../store/script.ts";
  * a crash resumes delivery within the heartbeat's few seconds. The TTL stays as the last resort (Redis lost the
  * heartbeat key, an owner without a registry).
  */
-export interface HeldLock {
+interface HeldLock {
   release(): Promise<void>;
 }
 
@@ -24,7 +25,7 @@ const TAKE_OVER = new LuaScript(
      redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0`,
 );
 
-export interface LockOptions {
+interface LockOptions {
   ttlMs?: number;
   /** This process's registry: names the owner in the lock and lets a dead owner's lock be taken over. */
   processes?: ProcessRegistry;
@@ -67,7 +68,16 @@ async function takeOverFromDead(
 ): Promise<boolean> {
   const current = await redis.get(key);
   const owner = current?.split(":", 1)[0];
-  // No owner named (an older or anonymous lock): only its TTL can free it.
+  // No owner named (an anonymous lock): only its TTL can free it.
   if (!current || !owner || owner === "anonymous" || owner === processes.id) return false;
   return (await TAKE_OVER.run(redis, [key, processes.keyOf(owner)], [current, token, ttlMs])) === 1;
+}
+
+/** The delivery lock of an order: one delivery at a time talks to its chat. */
+export class OrderLocks {
+  constructor(private readonly redis: Redis) {}
+
+  tryLock(orderId: string, options: LockOptions = {}): Promise<HeldLock | undefined> {
+    return tryLock(this.redis, keys.orderLock(orderId), options);
+  }
 }

@@ -1,0 +1,104 @@
+import { z } from "zod";
+
+/**
+ * What we remember per order, so webhook events, the reconciler and /status can find the owner's chat and edit
+ * the one status message. Amounts are integer minor units of their currency code.
+ */
+export const ORDER_STAGES = [
+  "awaiting_payment",
+  "payment_received",
+  "payout_sent",
+  "completed",
+  "failed",
+  "expired",
+] as const;
+export type OrderStage = (typeof ORDER_STAGES)[number];
+
+export const STAGE_RANK: Record<OrderStage, number> = {
+  awaiting_payment: 0,
+  payment_received: 1,
+  payout_sent: 2,
+  completed: 3,
+  failed: 3,
+  expired: 3,
+};
+export const isTerminalStage = (stage: OrderStage) => STAGE_RANK[stage] === 3;
+
+const moneySchema = z.object({ amount: z.number().int(), currency: z.string() });
+
+export const orderRecordSchema = z.object({
+  orderId: z.string(),
+  quoteId: z.string(),
+  hash: z.string(),
+  kind: z.enum(["payout", "buy"]),
+  corridor: z.enum(["NG", "KE", "ZA", "GH"]),
+  chatId: z.number().int(),
+  userId: z.number().int(),
+  /** The quote card (edited to "expired" by the reconciler if never confirmed). */
+  quoteMessageId: z.number().int().optional(),
+  /** Set when the user pressed Confirm and got the invoice / pay-in details. */
+  confirmedAt: z.string().optional(),
+  /** The one status message edited through every stage. */
+  statusMessageId: z.number().int().optional(),
+  invoiceMessageId: z.number().int().optional(),
+  /**
+   * When what a confirmed order owes its owner reached them: the invoice (QR photo + BOLT11) and the status card of
+   * a payout, the status card of a buy (its transfer details are on the quote card shown before Confirm). A confirmed order without it is in
+   * `orders:undelivered` until the recovery sweep (src/events/recovery.ts) or the flow itself delivers it.
+   */
+  deliveredAt: z.string().optional(),
+  stage: z.enum(ORDER_STAGES),
+  /** What the user pays (sats for payouts, kobo for buys), fees included. */
+  pay: moneySchema,
+  /** What the recipient gets (local minor units for payouts, sats for buys). */
+  receive: moneySchema,
+  /** The amount as the user gave it (a payout typed in local money or in sats), for repeating it as given. */
+  asked: moneySchema.optional(),
+  fee: moneySchema,
+  /** Display label of the beneficiary, already masked ("GTBANK PLC ••6789 · ADA OBI"). */
+  recipientLabel: z.string(),
+  /** Snapshot of the beneficiary for "save recipient" / "send again" (kept server side, never in callback data). */
+  beneficiary: z.record(z.string(), z.unknown()).optional(),
+  /** Short anti-impersonation code shown on the quote and the invoice. */
+  verificationCode: z.string(),
+  speed: z.enum(["slow", "medium", "fast"]).optional(),
+  /** Bank-transfer pay-in details of a buy order. */
+  payIn: z
+    .object({
+      bankName: z.string(),
+      accountNumber: z.string(),
+      accountName: z.string(),
+      bankCode: z.string().optional(),
+    })
+    .optional(),
+  expiresAt: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  payoutReference: z.string().optional(),
+  txid: z.string().optional(),
+  confirmations: z.number().int().optional(),
+  failureReason: z.string().optional(),
+  /** Saved-recipient id this order was sent to, if any. */
+  recipientId: z.string().optional(),
+  /** The money request this payout pays (its token): the requester is told when it is paid and when it lands. */
+  requestId: z.string().optional(),
+  /** The refund of held sats, as last noted (the refund record, `refund:<orderId>`, is the source of truth). */
+  refund: z
+    .object({
+      state: z.string(),
+      amountSats: z.number().int(),
+      transactionId: z.string().optional(),
+      updatedAt: z.string(),
+    })
+    .optional(),
+});
+export type OrderRecord = z.infer<typeof orderRecordSchema>;
+export type NewOrder = Omit<OrderRecord, "stage" | "createdAt" | "updatedAt"> & { stage?: OrderStage };
+
+export interface OrderTransition {
+  stage?: OrderStage;
+  confirmations?: number;
+  txid?: string;
+  payoutReference?: string;
+  failureReason?: string;
+}

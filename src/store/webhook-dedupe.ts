@@ -1,0 +1,29 @@
+import type { Redis } from "ioredis";
+import { keys } from "./keys.ts";
+
+/**
+ * Webhooks already queued, by the digest of their identity (src/events/dedupe.ts says what makes two deliveries
+ * the same event).
+ */
+export class EventDeduper {
+  constructor(
+    private readonly redis: Redis,
+    /** Longer than any sender's retry window (the sandbox retries for about an hour). */
+    private readonly ttlSeconds = 7 * 24 * 3600,
+  ) {}
+
+  /** Whether this identity was queued before (within the TTL). */
+  async seen(digest: string): Promise<boolean> {
+    return (await this.redis.exists(keys.dedupe(digest))) === 1;
+  }
+
+  /**
+   * Remember an identity once its event is queued. Recorded only after the queue has it: a process killed between
+   * the two leaves no mark, so the sender's retry is queued again (the job id makes that add a no-op while the job
+   * exists, and ingest is idempotent after it ran). A mark taken before queueing would turn that retry into a
+   * "duplicate" and lose the event.
+   */
+  async remember(digest: string): Promise<void> {
+    await this.redis.set(keys.dedupe(digest), "1", "EX", this.ttlSeconds);
+  }
+}
