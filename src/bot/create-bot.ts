@@ -39,7 +39,7 @@ interface CreateBotOptions {
 }
 
 /** Key for sessions and conversations (the update inbox queues and leases by the same key: src/updates). */
-export function chatKey(ctx: Context): string | undefined {
+function chatKey(ctx: Context): string | undefined {
   return ctx.chat?.id.toString() ?? ctx.from?.id.toString();
 }
 

@@ -19,7 +19,7 @@ import { formatCountdown } from "./payout/quote-rules.ts";
  * card, in front of the user before they could press Confirm). An
  * owner who blocked the bot is marked unreachable and the order counts as delivered (nothing can reach them).
  */
-export type RecoveryDeps = Pick<
+type RecoveryDeps = Pick<
   BotDeps,
   "api" | "store" | "translator" | "accountLanguage" | "config" | "logger"
 > & {

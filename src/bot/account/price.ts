@@ -56,7 +56,7 @@ export function priceText(ctx: Pick<BotContext, "t" | "locale">, price: SpotPric
   return lines.join("\n");
 }
 
-export function priceKeyboard(t: BotContext["t"], current: Country): InlineKeyboard {
+function priceKeyboard(t: BotContext["t"], current: Country): InlineKeyboard {
   return InlineKeyboard.from([
     COUNTRIES.map((country) =>
       InlineKeyboard.text(

@@ -23,7 +23,7 @@ export type QuoteOutcome =
       outcomeUnknown?: boolean;
     };
 
-export interface QuoteInput {
+interface QuoteInput {
   key: string;
   /** The user action's reference at the API, kept across "Try again" (with resolveFirst) so it quotes once. */
   customerReference: string;

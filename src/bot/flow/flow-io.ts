@@ -40,7 +40,7 @@ export interface FlowScreens {
   name: string;
 }
 
-export type Answer =
+type Answer =
   | { kind: "text"; text: string; messageId: number }
   | { kind: "button"; data: string; queryId: string };
 

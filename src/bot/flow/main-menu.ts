@@ -2,7 +2,7 @@ import { InlineKeyboard } from "grammy";
 import type { TFunction } from "../../i18n/index.ts";
 import { cancelData, menuData } from "./menu-data.ts";
 
-export const MENU_ACTIONS = [
+const MENU_ACTIONS = [
   "send",
   "request",
   "buy",
@@ -12,7 +12,7 @@ export const MENU_ACTIONS = [
   "language",
   "help",
 ] as const;
-export type MenuAction = (typeof MENU_ACTIONS)[number];
+type MenuAction = (typeof MENU_ACTIONS)[number];
 
 export function mainMenuKeyboard(t: TFunction): InlineKeyboard {
   const button = (action: MenuAction) =>

@@ -43,7 +43,7 @@ export function registerLookupCommands(ops: OpsComposer): void {
   });
 }
 
-export async function showOrder(ctx: BotContext, orderId: string): Promise<void> {
+async function showOrder(ctx: BotContext, orderId: string): Promise<void> {
   const deps = ctx.deps;
   const order = await deps.store.orders.get(orderId);
   const remote = await deps.api.getOrder(orderId).then(

@@ -13,7 +13,7 @@ import { askButton, type Draft, withNotice } from "./prompts.ts";
 import { PAYOUT_COUNTRIES } from "./quote-rules.ts";
 
 /** The minimum of a country in its currency, or "the equivalent of 2 USD" when the price is unknown. */
-export function minimumText(io: FlowIo, country: Country, minimums: Minimums): string {
+function minimumText(io: FlowIo, country: Country, minimums: Minimums): string {
   const minimum = minimums[country];
   return minimum === undefined
     ? io.t("payout:country.min_usd")

@@ -17,7 +17,7 @@ export const PAYOUT_COUNTRIES: readonly Country[] = COUNTRIES;
 /** Quotes and invoices are valid for 5 minutes (spec 2.1). */
 const QUOTE_VALIDITY_MS = 5 * 60_000;
 
-export interface QuoteInput {
+interface QuoteInput {
   country: Country;
   beneficiary: PayoutBeneficiary;
   amount: { minor: number; currency: CurrencyCode };

@@ -26,7 +26,7 @@ import { type RequestRefusal, refusalText } from "./requests/refusals.ts";
  * Step 4–5: the quote card (Confirm / Refresh / Cancel) and, on Confirm, the invoice and the status card.
  * One quote per key: the amount message, or the press of Refresh / Try again / New quote.
  */
-export type QuoteOutcome = "done" | "cancelled" | { back: "amount"; notice: string };
+type QuoteOutcome = "done" | "cancelled" | { back: "amount"; notice: string };
 
 type Confirmed =
   | Exclude<ConfirmResult, { ok: true }>
