@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type DailyBarsInput, renderDailyBars } from "../src/charts/daily-bars.ts";
+import { type DailyBarsInput, renderDailyBars } from "#src/charts/daily-bars.js";
 import { intOption } from "./lib/args.ts";
 import {
   bytes,

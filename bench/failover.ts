@@ -1,9 +1,9 @@
 import { Api } from "grammy";
-import { createTranslator } from "../src/i18n/index.ts";
-import { createLogger } from "../src/log/logger.ts";
-import { renderStatusCard } from "../src/orders/index.ts";
-import { startTelegramEmulator } from "../src/standins/local/telegram-emulator/index.ts";
-import { createStore, keys } from "../src/store/index.ts";
+import { createTranslator } from "#src/i18n/index.js";
+import { createLogger } from "#src/log/logger.js";
+import { renderStatusCard } from "#src/orders/index.js";
+import { startTelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
+import { createStore, keys } from "#src/store/index.js";
 import { intOption } from "./lib/args.ts";
 import { spawnChild } from "./lib/child.ts";
 import { startBenchRedis } from "./lib/redis.ts";

@@ -1,7 +1,7 @@
 import type { Bot, Context } from "grammy";
-import { createBot } from "../src/bot/create-bot.ts";
-import { allFeatures } from "../src/bot/features.ts";
-import { createTelegramTransformers } from "../src/bot/telegram-transformers.ts";
+import { createBot } from "#src/bot/create-bot.js";
+import { allFeatures } from "#src/bot/features.js";
+import { createTelegramTransformers } from "#src/bot/telegram-transformers.js";
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
 import { createFloorBot } from "./lib/floor-bot.ts";

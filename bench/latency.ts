@@ -1,5 +1,5 @@
-import { allFeatures } from "../src/bot/features.ts";
-import { createTelegramTransformers } from "../src/bot/telegram-transformers.ts";
+import { allFeatures } from "#src/bot/features.js";
+import { createTelegramTransformers } from "#src/bot/telegram-transformers.js";
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
 import { chooseJourney } from "./lib/journeys.ts";

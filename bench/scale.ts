@@ -1,4 +1,4 @@
-import { startTelegramEmulator } from "../src/standins/local/telegram-emulator/index.ts";
+import { startTelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
 import { intOption, stringOption } from "./lib/args.ts";
 import { startBenchRedis } from "./lib/redis.ts";
 import { machineLine, num, progress, summarize, table, writeResults } from "./lib/report.ts";

@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { rewriteSrcImports } from "./src-imports.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: flags } = parseArgs({
@@ -35,4 +36,5 @@ const compiled = spawnSync(
 );
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 for (const asset of ASSETS) cpSync(join(root, "src", asset), join(outDir, asset));
+rewriteSrcImports(outDir, outDir);
 process.stderr.write(`build: ${outDir}\n`);

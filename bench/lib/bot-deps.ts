@@ -1,12 +1,12 @@
 import type { Transformer } from "grammy";
 import type { Redis } from "ioredis";
 import type pino from "pino";
-import type { PayoutApi } from "../../src/api/index.ts";
-import { createBotDeps } from "../../src/app/bot-deps.ts";
-import type { BotDeps } from "../../src/bot/context.ts";
-import { type Config, loadConfig } from "../../src/config.ts";
-import { createLogger, type Logger } from "../../src/log/logger.ts";
-import type { Metrics } from "../../src/metrics.ts";
+import type { PayoutApi } from "#src/api/index.js";
+import { createBotDeps } from "#src/app/bot-deps.js";
+import type { BotDeps } from "#src/bot/context.js";
+import { type Config, loadConfig } from "#src/config.js";
+import { createLogger, type Logger } from "#src/log/logger.js";
+import type { Metrics } from "#src/metrics.js";
 import { BENCH_TOKEN, NOWHERE } from "./local-telegram.ts";
 import type { SandboxAddress } from "./sandbox.ts";
 

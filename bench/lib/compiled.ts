@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { rewriteSrcImports } from "../../scripts/src-imports.mjs";
 
 /**
  * Bench parts measured as production runs them: src/ and bench/ compiled by tsc (same options as the production
@@ -28,6 +29,7 @@ export function buildCompiledBench(): string {
     },
   );
   if (result.status !== 0) throw new Error(`tsc failed (exit ${result.status}) building the compiled bench`);
+  rewriteSrcImports(COMPILED_DIR, join(COMPILED_DIR, "src"));
   const data = join("src", "standins", "sandbox", "data");
   cpSync(join(REPO_ROOT, data), join(COMPILED_DIR, data), { recursive: true });
   const locales = join(COMPILED_DIR, "locales");

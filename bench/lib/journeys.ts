@@ -1,4 +1,4 @@
-import type { Feature } from "../../src/bot/features.ts";
+import type { Feature } from "#src/bot/features.js";
 import type { Step } from "./runner.ts";
 
 /**

@@ -1,10 +1,10 @@
 import type { Bot, Context, Transformer } from "grammy";
 import type { Update } from "grammy/types";
 import type { Redis } from "ioredis";
-import { createBot } from "../../src/bot/create-bot.ts";
-import type { Feature } from "../../src/bot/features.ts";
-import { ProcessRegistry } from "../../src/store/index.ts";
-import { createCallRecorder, createUpdateInbox } from "../../src/updates/index.ts";
+import { createBot } from "#src/bot/create-bot.js";
+import type { Feature } from "#src/bot/features.js";
+import { ProcessRegistry } from "#src/store/index.js";
+import { createCallRecorder, createUpdateInbox } from "#src/updates/index.js";
 import type { BenchDeps } from "./bot-deps.ts";
 import { BENCH_BOT, BENCH_TOKEN, type LocalTelegram } from "./local-telegram.ts";
 

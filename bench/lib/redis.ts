@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { type PrivateRedis, startPrivateRedis } from "../../src/standins/local/redis-server.ts";
+import { type PrivateRedis, startPrivateRedis } from "#src/standins/local/redis-server.js";
 
 /**
  * Each bench part runs its own throw-away redis-server (persisting nothing) and reads Redis's own counters: how

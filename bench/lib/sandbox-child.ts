@@ -1,4 +1,4 @@
-import type { Sandbox } from "../../src/standins/sandbox/index.ts";
+import type { Sandbox } from "#src/standins/sandbox/index.js";
 import { serveParent } from "./child.ts";
 import { startBenchSandbox } from "./sandbox.ts";
 

@@ -1,4 +1,4 @@
-import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
+import { type Sandbox, startSandbox } from "#src/standins/sandbox/index.js";
 
 /**
  * The embedded payout sandbox, in this process as in local mode. Its name-enquiry limit (30/min, like the real

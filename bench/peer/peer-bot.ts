@@ -9,7 +9,7 @@ import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, type Context, InlineKeyboard, InputFile } from "grammy";
 import type { Redis } from "ioredis";
 import QRCode from "qrcode";
-import type { Bank, PayoutApi } from "../../src/api/index.ts";
+import type { Bank, PayoutApi } from "#src/api/index.js";
 import { BENCH_BOT, BENCH_TOKEN, type LocalTelegram } from "../lib/local-telegram.ts";
 
 /**

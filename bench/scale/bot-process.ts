@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../src/standins/local/redis-server.ts";
+import { freePort } from "#src/standins/local/redis-server.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

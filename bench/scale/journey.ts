@@ -1,6 +1,6 @@
 import type { Message } from "grammy/types";
-import type { TelegramEmulator } from "../../src/standins/local/telegram-emulator/index.ts";
-import type { UserDriver } from "../../src/standins/local/telegram-emulator/user-driver.ts";
+import type { TelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
+import type { UserDriver } from "#src/standins/local/telegram-emulator/user-driver.js";
 
 /** Updates a journey sends: /send, Nigeria, "gtb", the bank, the account, "yes", the amount, Confirm, Simulate. */
 export const UPDATES_PER_JOURNEY = 9;

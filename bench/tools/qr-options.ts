@@ -1,7 +1,7 @@
 import { crc32, deflateSync } from "node:zlib";
 import { PNG } from "pngjs";
 import QRCode from "qrcode";
-import { invoiceQrPng } from "../../src/bot/payout/invoice.ts";
+import { invoiceQrPng } from "#src/bot/payout/invoice.js";
 import { num, table } from "../lib/report.ts";
 import { startBenchSandbox } from "../lib/sandbox.ts";
 

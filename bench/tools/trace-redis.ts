@@ -1,6 +1,6 @@
 import type { Bot, Context } from "grammy";
-import { createBot } from "../../src/bot/create-bot.ts";
-import { allFeatures } from "../../src/bot/features.ts";
+import { createBot } from "#src/bot/create-bot.js";
+import { allFeatures } from "#src/bot/features.js";
 import { buildBotDeps } from "../lib/bot-deps.ts";
 import { chooseJourney } from "../lib/journeys.ts";
 import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "../lib/local-telegram.ts";

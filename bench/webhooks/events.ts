@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { NewOrder } from "../../src/store/index.ts";
+import type { NewOrder } from "#src/store/index.js";
 
 /**
  * Synthetic NGN bank payouts and their two webhook events, in the shapes the sandbox sends

@@ -1,5 +1,5 @@
 import { Pool } from "undici";
-import { signWebhookBody } from "../../src/events/signature.ts";
+import { signWebhookBody } from "#src/events/signature.js";
 import { serveParent } from "../lib/child.ts";
 import { paymentEventBodies, type SyntheticOrder } from "./events.ts";
 

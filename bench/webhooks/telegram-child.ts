@@ -1,7 +1,4 @@
-import {
-  startTelegramEmulator,
-  type TelegramEmulator,
-} from "../../src/standins/local/telegram-emulator/index.ts";
+import { startTelegramEmulator, type TelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
 import { serveParent } from "../lib/child.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type Logger, silentLogger } from "../log/logger.ts";
+import { type Logger, silentLogger } from "#src/log/logger.js";
 import { PayoutApiError } from "./errors.ts";
 import {
   type CallSpec,

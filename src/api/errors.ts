@@ -1,4 +1,4 @@
-import { scrubText } from "../log/mask.ts";
+import { scrubText } from "#src/log/mask.js";
 
 export const PAYOUT_API_ERROR_KINDS = [
   "auth",

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
 import type { z } from "zod";
-import type { Logger } from "../log/logger.ts";
-import { scrubText } from "../log/mask.ts";
+import type { Logger } from "#src/log/logger.js";
+import { scrubText } from "#src/log/mask.js";
 import { type Answer, interpretAnswer, isConnectFailure, transportError } from "./answer.ts";
 import { PayoutApiError, type PayoutApiErrorKind } from "./errors.ts";
 import { backoffDelay, type RetryPolicy } from "./retry.ts";

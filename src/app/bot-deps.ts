@@ -1,10 +1,10 @@
-import { createPayoutApi, type PayoutApi, ServerClock } from "../api/index.ts";
-import type { BotDeps } from "../bot/context.ts";
-import { createTelegramTransformers } from "../bot/telegram-transformers.ts";
-import { AccountLanguage } from "../i18n/account-language.ts";
-import { createTranslator, type Translator } from "../i18n/index.ts";
-import { createMetrics, type Metrics, observePayoutApi } from "../metrics.ts";
-import { createStore, type Store } from "../store/index.ts";
+import { createPayoutApi, type PayoutApi, ServerClock } from "#src/api/index.js";
+import type { BotDeps } from "#src/bot/context.js";
+import { createTelegramTransformers } from "#src/bot/telegram-transformers.js";
+import { AccountLanguage } from "#src/i18n/account-language.js";
+import { createTranslator, type Translator } from "#src/i18n/index.js";
+import { createMetrics, type Metrics, observePayoutApi } from "#src/metrics.js";
+import { createStore, type Store } from "#src/store/index.js";
 import type { AppOptions } from "./options.ts";
 
 /** What the bot is built from, made once the way production makes it (createApp; the benches reuse it). */

@@ -1,11 +1,11 @@
 import type { UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
-import type { BotDeps } from "../bot/context.ts";
-import type { Feature } from "../bot/features.ts";
-import type { TelegramTransformerOptions } from "../bot/telegram-transformers.ts";
-import type { Config } from "../config.ts";
-import type { OpsAlert, PaymentLinkEvent } from "../events/index.ts";
-import type { Logger } from "../log/logger.ts";
+import type { BotDeps } from "#src/bot/context.js";
+import type { Feature } from "#src/bot/features.js";
+import type { TelegramTransformerOptions } from "#src/bot/telegram-transformers.js";
+import type { Config } from "#src/config.js";
+import type { OpsAlert, PaymentLinkEvent } from "#src/events/index.js";
+import type { Logger } from "#src/log/logger.js";
 
 /** What createApp (src/app.ts) is built from: main.ts, the local mode launcher and the end-to-end harness fill it. */
 export interface AppOptions {

@@ -1,21 +1,21 @@
 import { createHmac } from "node:crypto";
 import { type Bot, BotError } from "grammy";
 import type { Update } from "grammy/types";
-import { publishCommandMenus } from "../bot/commands.ts";
-import type { BotContext } from "../bot/context.ts";
-import type { Feature } from "../bot/features.ts";
-import type { Config } from "../config.ts";
-import { DEFAULT_TELEGRAM_PATH, type HttpServer } from "../http/index.ts";
-import type { Translator } from "../i18n/index.ts";
-import type { Logger } from "../log/logger.ts";
-import { connectTelegram } from "../ops/connect-telegram.ts";
+import { publishCommandMenus } from "#src/bot/commands.js";
+import type { BotContext } from "#src/bot/context.js";
+import type { Feature } from "#src/bot/features.js";
+import type { Config } from "#src/config.js";
+import { DEFAULT_TELEGRAM_PATH, type HttpServer } from "#src/http/index.js";
+import type { Translator } from "#src/i18n/index.js";
+import type { Logger } from "#src/log/logger.js";
+import { connectTelegram } from "#src/ops/connect-telegram.js";
 import {
   ALLOWED_UPDATES,
   inboxWebhookHandler,
   type Poller,
   startPolling,
   type UpdateInbox,
-} from "../updates/index.ts";
+} from "#src/updates/index.js";
 
 /**
  * The bot's side of start-up (web and all-in-one processes): connect to Telegram, publish the command menus, then

@@ -1,6 +1,6 @@
 import type { Api } from "grammy";
 import type { LanguageCode as TelegramLanguageCode } from "grammy/types";
-import { LANGUAGES, type Translator } from "../i18n/index.ts";
+import { LANGUAGES, type Translator } from "#src/i18n/index.js";
 
 /** The private-chat command menu, in the order BotFather shows it. */
 export const USER_COMMANDS = [

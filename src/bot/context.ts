@@ -1,12 +1,12 @@
 import type { Conversation, ConversationFlavor } from "@grammyjs/conversations";
 import type { Context, SessionFlavor } from "grammy";
-import type { PayoutApi } from "../api/index.ts";
-import type { Config } from "../config.ts";
-import type { DeadLetter } from "../events/index.ts";
-import type { AccountLanguage } from "../i18n/account-language.ts";
-import type { LanguageCode, TFunction, Translator } from "../i18n/index.ts";
-import type { Logger } from "../log/logger.ts";
-import type { ProcessRegistry, Store } from "../store/index.ts";
+import type { PayoutApi } from "#src/api/index.js";
+import type { Config } from "#src/config.js";
+import type { DeadLetter } from "#src/events/index.js";
+import type { AccountLanguage } from "#src/i18n/account-language.js";
+import type { LanguageCode, TFunction, Translator } from "#src/i18n/index.js";
+import type { Logger } from "#src/log/logger.js";
+import type { ProcessRegistry, Store } from "#src/store/index.js";
 
 /** Everything the bot needs from the outside, passed to createBot (no globals, no side effects at import). */
 export interface BotDeps {

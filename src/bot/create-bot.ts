@@ -1,7 +1,7 @@
 import { conversations } from "@grammyjs/conversations";
 import { Bot, type Context, session, type Transformer } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import type { UserRecord } from "../store/users.ts";
+import type { UserRecord } from "#src/store/users.js";
 import { fallbackFeature } from "./account/fallback.ts";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.ts";
 import { allFeatures, type Feature } from "./features.ts";

@@ -1,10 +1,10 @@
 import { type Api, GrammyError, InputFile } from "grammy";
-import type { DeliverMissing, RecoveredMessages } from "../events/index.ts";
-import { escapeHtml, intlLocale } from "../i18n/index.ts";
-import { languageResolver } from "../i18n/language-of.ts";
-import { formatMoney } from "../money/index.ts";
-import { formatExpiryTime, renderStatusCard } from "../orders/index.ts";
-import type { OrderRecord } from "../store/index.ts";
+import type { DeliverMissing, RecoveredMessages } from "#src/events/index.js";
+import { escapeHtml, intlLocale } from "#src/i18n/index.js";
+import { languageResolver } from "#src/i18n/language-of.js";
+import { formatMoney } from "#src/money/index.js";
+import { formatExpiryTime, renderStatusCard } from "#src/orders/index.js";
+import type { OrderRecord } from "#src/store/index.js";
 import { buyStatusKeyboard } from "./buy/confirm-step.ts";
 import type { BotDeps } from "./context.ts";
 import { invoiceQrPng } from "./payout/invoice.ts";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { transactionFacts } from "../orders/facts.ts";
+import { transactionFacts } from "#src/orders/facts.js";
 
 /**
  * "The same webhook may be sent multiple times", and one transaction may legitimately arrive as PENDING and then

@@ -1,6 +1,6 @@
 import { GrammyError, HttpError } from "grammy";
-import { intlLocale, type LanguageCode, type Translator } from "../i18n/index.ts";
-import type { Logger } from "../log/logger.ts";
+import { intlLocale, type LanguageCode, type Translator } from "#src/i18n/index.js";
+import type { Logger } from "#src/log/logger.js";
 import type {
   OrderRecord,
   OrderStage,
@@ -9,7 +9,7 @@ import type {
   ProcessRegistry,
   Store,
   UserRecord,
-} from "../store/index.ts";
+} from "#src/store/index.js";
 import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
 import { type JobQueue, type QueuedJob, RetryLaterError } from "./queue.ts";
 import { REQUEST_NOTICE_STAGES } from "./request-notices.ts";

@@ -1,5 +1,5 @@
-import { parseWebhookEvent } from "../api/index.ts";
-import { ProcessRegistry } from "../store/index.ts";
+import { parseWebhookEvent } from "#src/api/index.js";
+import { ProcessRegistry } from "#src/store/index.js";
 import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
 import { createIngestProcessor, type IngestJobData, webhookEventRefs } from "./ingest.ts";
 import { QUEUE_NAMES } from "./keys.ts";

@@ -1,14 +1,14 @@
-import { eventHash, eventOrderId, type WebhookEvent } from "../api/index.ts";
-import type { Logger } from "../log/logger.ts";
-import { transactionFacts } from "../orders/facts.ts";
-import { confirmationSteps, isPendingOnchain, transitionFromPaymentEvent } from "../orders/mapping.ts";
+import { eventHash, eventOrderId, type WebhookEvent } from "#src/api/index.js";
+import type { Logger } from "#src/log/logger.js";
+import { transactionFacts } from "#src/orders/facts.js";
+import { confirmationSteps, isPendingOnchain, transitionFromPaymentEvent } from "#src/orders/mapping.js";
 import {
   isTerminalStage,
   type OrderRecord,
   type OrderTransition,
   type Outbox,
   type Store,
-} from "../store/index.ts";
+} from "#src/store/index.js";
 import type { DeliveryJobData } from "./delivery.ts";
 import type { JobQueue, QueuedJob } from "./queue.ts";
 import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";

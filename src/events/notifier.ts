@@ -1,14 +1,14 @@
 import { type Api, GrammyError, type InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
-import type { Logger } from "../log/logger.ts";
-import type { Metrics } from "../metrics.ts";
+import type { Logger } from "#src/log/logger.js";
+import type { Metrics } from "#src/metrics.js";
 import {
   type RenderedCard,
   renderNotification,
   renderQuoteExpired,
   renderStatusCard,
-} from "../orders/status-card.ts";
-import type { OrderRecord, OrderStage, Store } from "../store/index.ts";
+} from "#src/orders/status-card.js";
+import type { OrderRecord, OrderStage, Store } from "#src/store/index.js";
 
 /**
  * Telegram side of order updates: edit the one status card, send the short notification, edit an expired quote

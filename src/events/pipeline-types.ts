@@ -1,10 +1,10 @@
 import type { Api } from "grammy";
 import type { Redis } from "ioredis";
-import type { RawRequestHandler, ReadinessCheck } from "../http/server.ts";
-import type { LanguageCode, Translator } from "../i18n/index.ts";
-import type { Logger } from "../log/logger.ts";
-import type { Metrics } from "../metrics.ts";
-import type { ProcessRegistry, Store, UserRecord } from "../store/index.ts";
+import type { RawRequestHandler, ReadinessCheck } from "#src/http/server.js";
+import type { LanguageCode, Translator } from "#src/i18n/index.js";
+import type { Logger } from "#src/log/logger.js";
+import type { Metrics } from "#src/metrics.js";
+import type { ProcessRegistry, Store, UserRecord } from "#src/store/index.js";
 import type { DeadLetter, RetryOverrides } from "./queue.ts";
 import type { CheckOutcome, ReconcilerOptions } from "./reconciler.ts";
 import type { DeliverMissing, RecoveryOptions } from "./recovery.ts";

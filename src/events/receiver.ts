@@ -1,7 +1,7 @@
-import type { HandlerResponse, RawRequest, RawRequestHandler } from "../http/server.ts";
-import type { Logger } from "../log/logger.ts";
-import type { Metrics, WebhookOutcome } from "../metrics.ts";
-import type { EventDeduper } from "../store/index.ts";
+import type { HandlerResponse, RawRequest, RawRequestHandler } from "#src/http/server.js";
+import type { Logger } from "#src/log/logger.js";
+import type { Metrics, WebhookOutcome } from "#src/metrics.js";
+import type { EventDeduper } from "#src/store/index.js";
 import { dedupeDigest, dedupeIdentity } from "./dedupe.ts";
 import type { EventRefs, IngestJobData } from "./ingest.ts";
 import { jsonDepthExceeds } from "./json-depth.ts";

@@ -1,6 +1,6 @@
-import type { Logger } from "../log/logger.ts";
-import { isPendingOnchain, transitionFromApiState, wouldChange } from "../orders/mapping.ts";
-import type { OrderRecord, OrderTransition, Store } from "../store/index.ts";
+import type { Logger } from "#src/log/logger.js";
+import { isPendingOnchain, transitionFromApiState, wouldChange } from "#src/orders/mapping.js";
+import type { OrderRecord, OrderTransition, Store } from "#src/store/index.js";
 import type { IngestJobData } from "./ingest.ts";
 import { isNotFound } from "./ingest.ts";
 import type { JobQueue } from "./queue.ts";

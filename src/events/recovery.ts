@@ -1,5 +1,5 @@
-import type { Logger } from "../log/logger.ts";
-import type { OrderRecord, Store } from "../store/index.ts";
+import type { Logger } from "#src/log/logger.js";
+import type { OrderRecord, Store } from "#src/store/index.js";
 
 /**
  * The payment path's safety net: every order that reached "confirmed" must have its invoice and status card (a

@@ -1,5 +1,5 @@
-import { PAYOUT_WEBHOOK_PATH } from "../http/server.ts";
-import type { Logger } from "../log/logger.ts";
+import { PAYOUT_WEBHOOK_PATH } from "#src/http/server.js";
+import type { Logger } from "#src/log/logger.js";
 
 /** What registration needs from the payout API client (PayoutApi satisfies it). */
 interface WebhookRegistrationApi {

@@ -1,8 +1,8 @@
 import { type Api, GrammyError } from "grammy";
-import { escapeHtml, intlLocale, type LanguageCode, type Translator } from "../i18n/index.ts";
-import type { Logger } from "../log/logger.ts";
-import { formatOrderMoney } from "../orders/index.ts";
-import type { OrderStage, Store } from "../store/index.ts";
+import { escapeHtml, intlLocale, type LanguageCode, type Translator } from "#src/i18n/index.js";
+import type { Logger } from "#src/log/logger.js";
+import { formatOrderMoney } from "#src/orders/index.js";
+import type { OrderStage, Store } from "#src/store/index.js";
 
 /**
  * The requester's side of a paid money request: when the payer's order (it remembers the request) is paid and when

@@ -1,4 +1,4 @@
-import type { OrderStage } from "../store/order-record.ts";
+import type { OrderStage } from "#src/store/order-record.js";
 
 /** Ops alerts emitted through the injected `onAlert` hook (the ops feature batches them into the admin group). */
 export type OpsAlert =

@@ -8,7 +8,7 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
-import type { Logger } from "../log/logger.ts";
+import type { Logger } from "#src/log/logger.js";
 import { BodyTooLargeError, readRawBody } from "./body.ts";
 
 /** What the payout webhook receiver gets: the exact bytes (for the signature) and the headers. */

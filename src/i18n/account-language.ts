@@ -1,4 +1,4 @@
-import type { Logger } from "../log/logger.ts";
+import type { Logger } from "#src/log/logger.js";
 import { type LanguageCode, normalizeLanguage } from "./languages.ts";
 
 /**

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import i18next, { type i18n as I18n, type TFunction } from "i18next";
-import type { Logger } from "../log/logger.ts";
+import type { Logger } from "#src/log/logger.js";
 import { DEFAULT_LANGUAGE, LANGUAGES, type LanguageCode } from "./languages.ts";
 
 export type { TFunction } from "i18next";

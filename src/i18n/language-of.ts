@@ -1,4 +1,4 @@
-import type { UserRecord, UserRepository } from "../store/users.ts";
+import type { UserRecord, UserRepository } from "#src/store/users.js";
 import type { AccountLanguage } from "./account-language.ts";
 import { type LanguageCode, resolveLanguage } from "./languages.ts";
 

@@ -1,7 +1,7 @@
 import { Api, GrammyError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import type { Config } from "../config.ts";
-import type { Logger } from "../log/logger.ts";
+import type { Config } from "#src/config.js";
+import type { Logger } from "#src/log/logger.js";
 import { connectDependency, originOf } from "./dependencies.ts";
 
 /**

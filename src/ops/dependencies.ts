@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Logger } from "../log/logger.ts";
+import type { Logger } from "#src/log/logger.js";
 
 /**
  * Start-up connections to what the process needs from outside (Telegram, Redis): each is logged as it connects,

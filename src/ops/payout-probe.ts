@@ -1,5 +1,5 @@
 import type { Gauge } from "prom-client";
-import type { Logger } from "../log/logger.ts";
+import type { Logger } from "#src/log/logger.js";
 import { reasonOf } from "./dependencies.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { defineCallbackData, ID, oneOf } from "../telegram/callback-data.ts";
+import { defineCallbackData, ID, oneOf } from "#src/telegram/callback-data.js";
 
 /**
  * Callback data of the buttons the status and quote cards carry (drawn by the bot and by the events pipeline):

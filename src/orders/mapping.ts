@@ -1,4 +1,4 @@
-import type { OrderRecord, OrderTransition } from "../store/order-record.ts";
+import type { OrderRecord, OrderTransition } from "#src/store/order-record.js";
 import { payoutReferenceOf, type TransactionFacts, transactionFacts } from "./facts.ts";
 
 /**

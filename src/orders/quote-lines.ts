@@ -1,6 +1,6 @@
 import type { TFunction } from "i18next";
-import { escapeHtml } from "../i18n/index.ts";
-import { formatMoney, isCurrencyCode } from "../money/index.ts";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatMoney, isCurrencyCode } from "#src/money/index.js";
 import { type QuoteBreakdown, quoteBreakdown } from "./quote-math.ts";
 
 /** Money as an order or a quote card holds it: minor units of a currency code. */

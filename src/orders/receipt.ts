@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
-import { escapeHtml } from "../i18n/index.ts";
-import { formatDateTime } from "../money/index.ts";
-import type { OrderRecord } from "../store/order-record.ts";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatDateTime } from "#src/money/index.js";
+import type { OrderRecord } from "#src/store/order-record.js";
 import { breakdownLines } from "./quote-lines.ts";
 import { formatOrderMoney } from "./status-card.ts";
 

@@ -1,10 +1,10 @@
 import { InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
-import { escapeHtml } from "../i18n/index.ts";
-import { formatDateTime, formatMoney } from "../money/index.ts";
-import type { OrderRecord } from "../store/order-record.ts";
-import type { RefundRecord } from "../store/refunds.ts";
-import { RETRYABLE_REFUND_STATES, type RefundState } from "../store/refunds.ts";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatDateTime, formatMoney } from "#src/money/index.js";
+import type { OrderRecord } from "#src/store/order-record.js";
+import type { RefundRecord } from "#src/store/refunds.js";
+import { RETRYABLE_REFUND_STATES, type RefundState } from "#src/store/refunds.js";
 import { refundCallbackData } from "./callback-data.ts";
 import { FAILURE_REASONS } from "./mapping.ts";
 

@@ -1,8 +1,8 @@
 import { InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
-import { escapeHtml } from "../i18n/index.ts";
-import { formatClock, formatMoney, isCurrencyCode } from "../money/index.ts";
-import type { OrderRecord, OrderStage } from "../store/order-record.ts";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatClock, formatMoney, isCurrencyCode } from "#src/money/index.js";
+import type { OrderRecord, OrderStage } from "#src/store/order-record.js";
 import { receiptCallbackData, requoteCallbackData } from "./callback-data.ts";
 import { FAILURE_REASONS, REQUIRED_CONFIRMATIONS } from "./mapping.ts";
 import { breakdownLines } from "./quote-lines.ts";

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createRequire } from "node:module";
 import type { Transformer } from "grammy";
-import type { Logger } from "../log/logger.ts";
-import type { UpdateRepository } from "../store/index.ts";
+import type { Logger } from "#src/log/logger.js";
+import type { UpdateRepository } from "#src/store/index.js";
 
 /**
  * Exactly-once outgoing Telegram calls per update. While an update is handled, every call that really goes to

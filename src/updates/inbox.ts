@@ -1,7 +1,12 @@
 import type { Update } from "grammy/types";
 import { Counter, type Registry } from "prom-client";
-import type { Logger } from "../log/logger.ts";
-import { type Claim, type ProcessRegistry, StaleLeaseError, type UpdateRepository } from "../store/index.ts";
+import type { Logger } from "#src/log/logger.js";
+import {
+  type Claim,
+  type ProcessRegistry,
+  StaleLeaseError,
+  type UpdateRepository,
+} from "#src/store/index.js";
 import type { CallRecorder } from "./calls.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { Api } from "grammy";
 import type { Update } from "grammy/types";
-import type { Logger } from "../log/logger.ts";
+import type { Logger } from "#src/log/logger.js";
 import type { UpdateInbox } from "./inbox.ts";
 
 export const ALLOWED_UPDATES = [

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Update } from "grammy/types";
-import { BodyTooLargeError, readRawBody } from "../http/body.ts";
-import type { Logger } from "../log/logger.ts";
+import { BodyTooLargeError, readRawBody } from "#src/http/body.js";
+import type { Logger } from "#src/log/logger.js";
 import type { UpdateInbox } from "./inbox.ts";
 
 /** Telegram's updates are far below this; a larger body is not an update we want. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { publishCommandMenus } from "../../src/bot/commands.ts";
-import { allFeatures } from "../../src/bot/features.ts";
+import { publishCommandMenus } from "#src/bot/commands.js";
+import { allFeatures } from "#src/bot/features.js";
 import { ADMIN_CHAT_ID, type OpsStack, startOpsStack } from "./admin-stack.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { signWebhookBody } from "../../src/events/index.ts";
-import { formatMoney } from "../../src/money/index.ts";
-import type { OrderRecord } from "../../src/store/index.ts";
+import { signWebhookBody } from "#src/events/index.js";
+import { formatMoney } from "#src/money/index.js";
+import type { OrderRecord } from "#src/store/index.js";
 import { expectChartPng } from "../support/png.ts";
 import { ask, type OpsStack, placeNgnPayout, startOpsStack } from "./admin-stack.ts";
 

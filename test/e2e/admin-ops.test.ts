@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { claimBroadcast } from "../../src/bot/ops/broadcast/broadcast.ts";
-import { quotesPaused } from "../../src/bot/rules/pauses.ts";
-import { keys } from "../../src/store/index.ts";
+import { claimBroadcast } from "#src/bot/ops/broadcast/broadcast.js";
+import { quotesPaused } from "#src/bot/rules/pauses.js";
+import { keys } from "#src/store/index.js";
 import { ask, buttonLabels, type OpsStack, placeNgnPayout, startOpsStack } from "./admin-stack.ts";
 
 /** /maintenance, /broadcast, /simulate and the alerts posted to the group. */

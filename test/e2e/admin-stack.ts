@@ -1,6 +1,6 @@
 import type { Message } from "grammy/types";
-import type { Alerts } from "../../src/bot/ops/alerts/alerts.ts";
-import type { OrderRecord } from "../../src/store/index.ts";
+import type { Alerts } from "#src/bot/ops/alerts/alerts.js";
+import type { OrderRecord } from "#src/store/index.js";
 import { type Stack, type StackOptions, startStack } from "../support/stack.ts";
 import type { GroupDriver, UserDriver } from "../support/telegram-driver.ts";
 

@@ -1,7 +1,7 @@
 import { Composer } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BotContext } from "../../src/bot/context.ts";
-import { allFeatures } from "../../src/bot/features.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { allFeatures } from "#src/bot/features.js";
 import { CALLBACK_PREFIXES } from "../support/callback-prefixes.ts";
 import { captureLog } from "../support/log-capture.ts";
 import { type Stack, startStack } from "../support/stack.ts";

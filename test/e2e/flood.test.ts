@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/log/logger.ts";
+import { createLogger } from "#src/log/logger.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import { pressAndEdit, startSend, typeAndRead } from "./payout-support.ts";
 

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import fc from "fast-check";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_LOCALES_DIR, flattenKeys, loadResources } from "../../src/i18n/index.ts";
+import { DEFAULT_LOCALES_DIR, flattenKeys, loadResources } from "#src/i18n/index.js";
 import { CALLBACK_PREFIXES } from "../support/callback-prefixes.ts";
 import { captureLog } from "../support/log-capture.ts";
 import type { GroupDriver, UserDriver } from "../support/telegram-driver.ts";

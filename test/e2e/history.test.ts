@@ -1,7 +1,7 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CurrencyCode, formatDateTime, formatMoney } from "../../src/money/index.ts";
-import type { NewOrder, OrderRecord } from "../../src/store/index.ts";
+import { type CurrencyCode, formatDateTime, formatMoney } from "#src/money/index.js";
+import type { NewOrder, OrderRecord } from "#src/store/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 

@@ -1,8 +1,8 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TELEGRAM_MENU_LANGUAGES } from "../../src/bot/commands.ts";
-import { flattenKeys, LANGUAGES, loadResources } from "../../src/i18n/index.ts";
-import type { ChatEvent } from "../../src/standins/local/telegram-emulator/types.ts";
+import { TELEGRAM_MENU_LANGUAGES } from "#src/bot/commands.js";
+import { flattenKeys, LANGUAGES, loadResources } from "#src/i18n/index.js";
+import type { ChatEvent } from "#src/standins/local/telegram-emulator/types.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { OpsAlert } from "../../src/events/index.ts";
+import type { OpsAlert } from "#src/events/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import { buttons, confirmQuote, nigerianRecipient, quoteFor } from "./payout-support.ts";
 

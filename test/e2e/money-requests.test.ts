@@ -1,11 +1,7 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  payoutCountryData,
-  payoutMethodData,
-  payoutNetworkData,
-} from "../../src/bot/payout/callback-data.ts";
-import { requestData } from "../../src/bot/payout/requests/callback-data.ts";
+import { payoutCountryData, payoutMethodData, payoutNetworkData } from "#src/bot/payout/callback-data.js";
+import { requestData } from "#src/bot/payout/requests/callback-data.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import { buttons, confirmQuote, pressAndEdit, typeAndRead } from "./payout-support.ts";

@@ -1,8 +1,8 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { OrderRecord } from "../../src/store/index.ts";
-import { keys } from "../../src/store/keys.ts";
-import { tryLock } from "../../src/store/locks.ts";
+import type { OrderRecord } from "#src/store/index.js";
+import { keys } from "#src/store/keys.js";
+import { tryLock } from "#src/store/locks.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 

@@ -1,8 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  startTelegramEmulator,
-  type TelegramEmulator,
-} from "../../src/standins/local/telegram-emulator/index.ts";
+import { startTelegramEmulator, type TelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
 import { testRedisUrl } from "../support/redis.ts";
 import { type SpawnedBot, spawnBot, stopAllBots } from "../support/spawn-bot.ts";
 import { startStack } from "../support/stack.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { invoiceQrPng } from "../../src/bot/payout/invoice.ts";
+import { invoiceQrPng } from "#src/bot/payout/invoice.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import {
   buttons,

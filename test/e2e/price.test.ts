@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keys } from "../../src/store/index.ts";
+import { keys } from "#src/store/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 
 /** Sandbox default prices: 1 BTC = 100,000 USD; 1 USD = 1,500 NGN / 130 KES / 18 ZAR / 12 GHS. */

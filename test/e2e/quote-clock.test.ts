@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { formatClock } from "../../src/money/index.ts";
-import type { OrderRecord } from "../../src/store/index.ts";
+import { formatClock } from "#src/money/index.js";
+import type { OrderRecord } from "#src/store/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import {

@@ -1,10 +1,10 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPayoutApi } from "../../src/api/index.ts";
-import { createRateAlertChecker } from "../../src/bot/account/alerts/checker.ts";
-import { languageResolver } from "../../src/i18n/language-of.ts";
-import { createLogger } from "../../src/log/logger.ts";
-import { createStore, MAX_RATE_ALERTS } from "../../src/store/index.ts";
+import { createPayoutApi } from "#src/api/index.js";
+import { createRateAlertChecker } from "#src/bot/account/alerts/checker.js";
+import { languageResolver } from "#src/i18n/language-of.js";
+import { createLogger } from "#src/log/logger.js";
+import { createStore, MAX_RATE_ALERTS } from "#src/store/index.js";
 import { testRedisUrl } from "../support/redis.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { buttons, pressAndEdit, typeAndRead } from "./payout-support.ts";

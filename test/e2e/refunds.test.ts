@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeInvoice } from "../../src/standins/sandbox/bolt11.ts";
-import type { OrderRecord } from "../../src/store/index.ts";
-import { keys } from "../../src/store/index.ts";
+import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
+import type { OrderRecord } from "#src/store/index.js";
+import { keys } from "#src/store/index.js";
 import { type LnurlServer, startLnurlServer } from "../support/lnurl-server.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import { buttonLabels, type OpsStack, startOpsStack } from "./admin-stack.ts";

@@ -1,9 +1,9 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRepeatsJob } from "../../src/bot/account/repeats/job.ts";
-import { scheduleOf } from "../../src/bot/account/repeats/render.ts";
-import { dueAt, occurrenceDay } from "../../src/bot/account/repeats/schedule.ts";
-import type { Recipient, Repeat } from "../../src/store/index.ts";
+import { createRepeatsJob } from "#src/bot/account/repeats/job.js";
+import { scheduleOf } from "#src/bot/account/repeats/render.js";
+import { dueAt, occurrenceDay } from "#src/bot/account/repeats/schedule.js";
+import type { Recipient, Repeat } from "#src/store/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import {

@@ -1,10 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  startTelegramEmulator,
-  type TelegramEmulator,
-} from "../../src/standins/local/telegram-emulator/index.ts";
-import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
+import { startTelegramEmulator, type TelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
+import { type Sandbox, startSandbox } from "#src/standins/sandbox/index.js";
 import { testRedisUrl } from "../support/redis.ts";
 import { type SpawnedBot, spawnBot, spawnedBotEnv, stopAllBots } from "../support/spawn-bot.ts";
 import { pressAndEdit, typeAndRead } from "./payout-support.ts";

@@ -1,6 +1,6 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { OrderRecord } from "../../src/store/index.ts";
+import type { OrderRecord } from "#src/store/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 

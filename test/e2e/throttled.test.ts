@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conversationTransformers, createTelegramTransformers } from "../../src/bot/telegram-transformers.ts";
-import { silentLogger } from "../../src/log/logger.ts";
+import { conversationTransformers, createTelegramTransformers } from "#src/bot/telegram-transformers.js";
+import { silentLogger } from "#src/log/logger.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import { confirmQuote, nigerianRecipient, quoteFor } from "./payout-support.ts";
 

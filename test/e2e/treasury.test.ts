@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAlerts } from "../../src/bot/ops/alerts/alerts.ts";
-import { approvalData } from "../../src/bot/ops/callback-data.ts";
-import { encodeInvoice } from "../../src/standins/sandbox/bolt11.ts";
-import { keys } from "../../src/store/index.ts";
+import { createAlerts } from "#src/bot/ops/alerts/alerts.js";
+import { approvalData } from "#src/bot/ops/callback-data.js";
+import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
+import { keys } from "#src/store/index.js";
 import { ask, buttonLabels, type OpsStack, startOpsStack } from "./admin-stack.ts";
 
 /**

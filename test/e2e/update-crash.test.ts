@@ -1,12 +1,9 @@
 import type { Message } from "grammy/types";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  startTelegramEmulator,
-  type TelegramEmulator,
-} from "../../src/standins/local/telegram-emulator/index.ts";
-import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
-import { keys } from "../../src/store/index.ts";
+import { startTelegramEmulator, type TelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
+import { type Sandbox, startSandbox } from "#src/standins/sandbox/index.js";
+import { keys } from "#src/store/index.js";
 import { testRedisUrl } from "../support/redis.ts";
 import { type SpawnedBot, spawnBot, spawnedBotEnv, stopAllBots } from "../support/spawn-bot.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";

@@ -1,8 +1,8 @@
 import { Composer } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BotContext } from "../../src/bot/context.ts";
-import { allFeatures } from "../../src/bot/features.ts";
-import { keys } from "../../src/store/index.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { allFeatures } from "#src/bot/features.js";
+import { keys } from "#src/store/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../src/standins/local/redis-server.ts";
+import { freePort } from "#src/standins/local/redis-server.js";
 import { type Stack, startStack } from "../support/stack.ts";
 
 /** BOT_MODE=webhook: Telegram pushes updates to /webhooks/telegram on our HTTP server, with its secret header. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../src/standins/local/redis-server.ts";
+import { freePort } from "#src/standins/local/redis-server.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import { nigerianRecipient } from "./payout-support.ts";
 

@@ -1,7 +1,7 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { Api } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { burstPacer } from "../../src/bot/telegram-limits.ts";
+import { burstPacer } from "#src/bot/telegram-limits.js";
 import { chatTexts, eventually, type Harness, type PlacedOrder, settled, startHarness } from "./harness.ts";
 
 /**

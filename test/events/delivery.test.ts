@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signWebhookBody } from "../../src/events/index.ts";
-import { ProcessRegistry } from "../../src/store/index.ts";
+import { signWebhookBody } from "#src/events/index.js";
+import { ProcessRegistry } from "#src/store/index.js";
 import { chatTexts, eventually, type Harness, type PlacedOrder, settled, startHarness } from "./harness.ts";
 
 let h: Harness;

@@ -3,21 +3,17 @@ import { autoRetry } from "@grammyjs/auto-retry";
 import { Api } from "grammy";
 import type { Message } from "grammy/types";
 import type { Redis } from "ioredis";
-import { createPayoutApi, type PayoutApi, type Quote, type QuoteRequest } from "../../src/api/index.ts";
-import { burstPacer } from "../../src/bot/telegram-limits.ts";
-import {
-  createEventsPipeline,
-  type EventsPipeline,
-  type EventsPipelineDeps,
-} from "../../src/events/index.ts";
-import type { OpsAlert, PaymentLinkEvent } from "../../src/events/types.ts";
-import { createHttpServer, type HttpServer, PAYOUT_WEBHOOK_PATH } from "../../src/http/index.ts";
-import { createTranslator, type Translator } from "../../src/i18n/index.ts";
-import { silentLogger } from "../../src/log/logger.ts";
-import { createMetrics, type Metrics, observePayoutApi } from "../../src/metrics.ts";
-import { renderStatusCard } from "../../src/orders/index.ts";
-import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
-import { createStore, type OrderRecord, type Store } from "../../src/store/index.ts";
+import { createPayoutApi, type PayoutApi, type Quote, type QuoteRequest } from "#src/api/index.js";
+import { burstPacer } from "#src/bot/telegram-limits.js";
+import { createEventsPipeline, type EventsPipeline, type EventsPipelineDeps } from "#src/events/index.js";
+import type { OpsAlert, PaymentLinkEvent } from "#src/events/types.js";
+import { createHttpServer, type HttpServer, PAYOUT_WEBHOOK_PATH } from "#src/http/index.js";
+import { createTranslator, type Translator } from "#src/i18n/index.js";
+import { silentLogger } from "#src/log/logger.js";
+import { createMetrics, type Metrics, observePayoutApi } from "#src/metrics.js";
+import { renderStatusCard } from "#src/orders/index.js";
+import { type Sandbox, startSandbox } from "#src/standins/sandbox/index.js";
+import { createStore, type OrderRecord, type Store } from "#src/store/index.js";
 import { freshRedis } from "../support/redis.ts";
 import { startTelegramEmulator, type TelegramEmulator, type UserDriver } from "../support/telegram-driver.ts";
 

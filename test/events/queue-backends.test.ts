@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { QUEUE_NAMES } from "../../src/events/keys.ts";
+import { QUEUE_NAMES } from "#src/events/keys.js";
 import {
   type QueueBackend,
   type QueuedJob,
   RetryLaterError,
   type RetryOverrides,
   type WorkerSpec,
-} from "../../src/events/queue.ts";
-import { createBullmqBackend } from "../../src/events/queue-bullmq.ts";
-import { createMemoryBackend } from "../../src/events/queue-memory.ts";
+} from "#src/events/queue.js";
+import { createBullmqBackend } from "#src/events/queue-bullmq.js";
+import { createMemoryBackend } from "#src/events/queue-memory.js";
 import { freshRedis } from "../support/redis.ts";
 
 /**

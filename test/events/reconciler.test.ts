@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseOrderCallback } from "../../src/orders/index.ts";
+import { parseOrderCallback } from "#src/orders/index.js";
 import { chatTexts, eventually, type Harness, settled, startHarness } from "./harness.ts";
 
 let h: Harness;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDeliverMissing } from "../../src/bot/recovery.ts";
-import type { Config } from "../../src/config.ts";
-import { createRecoverySweep, DEFAULT_RECOVERY_OPTIONS } from "../../src/events/recovery.ts";
-import { silentLogger } from "../../src/log/logger.ts";
+import { createDeliverMissing } from "#src/bot/recovery.js";
+import type { Config } from "#src/config.js";
+import { createRecoverySweep, DEFAULT_RECOVERY_OPTIONS } from "#src/events/recovery.js";
+import { silentLogger } from "#src/log/logger.js";
 import { eventually, type Harness, startHarness } from "./harness.ts";
 
 /**

@@ -1,11 +1,11 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { type App, createApp } from "../../src/app.ts";
-import { ConfigError, loadConfig } from "../../src/config.ts";
-import { QUEUE_NAMES, signWebhookBody } from "../../src/events/index.ts";
-import { PAYOUT_WEBHOOK_PATH } from "../../src/http/index.ts";
-import { silentLogger } from "../../src/log/logger.ts";
+import { type App, createApp } from "#src/app.js";
+import { ConfigError, loadConfig } from "#src/config.js";
+import { QUEUE_NAMES, signWebhookBody } from "#src/events/index.js";
+import { PAYOUT_WEBHOOK_PATH } from "#src/http/index.js";
+import { silentLogger } from "#src/log/logger.js";
 import { testRedisUrl } from "../support/redis.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createTranslator, type TFunction } from "../../src/i18n/index.ts";
-import { createLogger } from "../../src/log/logger.ts";
+import { createTranslator, type TFunction } from "#src/i18n/index.js";
+import { createLogger } from "#src/log/logger.js";
 import {
   parseOrderCallback,
   refundCallbackData,
@@ -12,8 +12,8 @@ import {
   requoteCallbackData,
   transitionFromApiState,
   transitionFromPaymentEvent,
-} from "../../src/orders/index.ts";
-import { ORDER_STAGES, type OrderRecord } from "../../src/store/index.ts";
+} from "#src/orders/index.js";
+import { ORDER_STAGES, type OrderRecord } from "#src/store/index.js";
 
 let t: TFunction;
 const logged: string[] = [];

@@ -1,6 +1,6 @@
 import QRCode from "qrcode";
 import { describe, expect, it } from "vitest";
-import { detectScale, drawPng, parseDrawing, pngToBitmap } from "../../src/standins/local/qr-terminal.ts";
+import { detectScale, drawPng, parseDrawing, pngToBitmap } from "#src/standins/local/qr-terminal.js";
 
 /** The QR's modules as booleans, with the light quiet zone qrcode draws around it. */
 function expectedModules(text: string, margin: number): boolean[][] {

@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import { type Bot, InlineKeyboard, InputFile, Keyboard } from "grammy";
 import QRCode from "qrcode";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTerminalChat, type TerminalChat } from "../../src/standins/local/terminal-chat.ts";
+import { startTerminalChat, type TerminalChat } from "#src/standins/local/terminal-chat.js";
 import { startTelegramEmulator, type TelegramEmulator } from "../support/telegram-driver.ts";
 import { startPollingBot } from "./helpers.ts";
 

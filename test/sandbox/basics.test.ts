@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_API_KEY } from "../../src/standins/sandbox/index.ts";
+import { DEFAULT_API_KEY } from "#src/standins/sandbox/index.js";
 import { type Api, openSandbox } from "./harness.ts";
 
 /** Auth, envelopes, routing errors, profile, wallets, banks, name enquiry and prices over real HTTP. */

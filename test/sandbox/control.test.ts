@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../../src/standins/local/redis-server.ts";
+import { freePort } from "#src/standins/local/redis-server.js";
 import {
   type Api,
   ngnPayoutQuote,

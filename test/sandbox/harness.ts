@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { decode } from "light-bolt11-decoder";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/standins/sandbox/index.ts";
+import { type Sandbox, type SandboxOptions, startSandbox } from "#src/standins/sandbox/index.js";
 
 /** Test harness: a sandbox on a free port, real HTTP calls, and a real webhook receiver. */
 

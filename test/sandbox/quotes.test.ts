@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { encodeInvoice } from "../../src/standins/sandbox/bolt11.ts";
+import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
 import {
   type Api,
   decodeInvoice,

@@ -3,9 +3,9 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bech32, hex, utf8 } from "@scure/base";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { amountPrefix, encodeInvoice, SANDBOX_NODE_PUBKEY } from "../../src/standins/sandbox/bolt11.ts";
-import { DEFAULT_PRICES, mergePrices, Pricing } from "../../src/standins/sandbox/pricing.ts";
-import { formatMajor } from "../../src/standins/sandbox/units.ts";
+import { amountPrefix, encodeInvoice, SANDBOX_NODE_PUBKEY } from "#src/standins/sandbox/bolt11.js";
+import { DEFAULT_PRICES, mergePrices, Pricing } from "#src/standins/sandbox/pricing.js";
+import { formatMajor } from "#src/standins/sandbox/units.js";
 import { decodeInvoice } from "./harness.ts";
 
 /** Recover the signer of a BOLT11 invoice (light-bolt11-decoder does not check signatures). */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { SandboxOptions } from "../../src/standins/sandbox/index.ts";
+import type { SandboxOptions } from "#src/standins/sandbox/index.js";
 import {
   type Api,
   type Json,

@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startPrivateRedis } from "../../src/standins/local/redis-server.ts";
+import { startPrivateRedis } from "#src/standins/local/redis-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { encodeInvoice } from "../../src/standins/sandbox/bolt11.ts";
+import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
 
 /**
  * A local LNURL-pay service (LUD-06/16) for tests: GET /.well-known/lnurlp/<user> → payRequest, GET /cb?amount=<msat>

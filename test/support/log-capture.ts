@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from "../../src/log/logger.ts";
+import { createLogger, type Logger } from "#src/log/logger.js";
 
 export interface CapturedLog {
   logger: Logger;

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { CHART_HEIGHT, CHART_WIDTH } from "../../src/charts/daily-bars.ts";
+import { CHART_HEIGHT, CHART_WIDTH } from "#src/charts/daily-bars.js";
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { freePort } from "../../src/standins/local/redis-server.ts";
+import { freePort } from "#src/standins/local/redis-server.js";
 
 /**
  * A Redis high-availability set on loopback, made of real processes: one master, one replica and three Sentinels

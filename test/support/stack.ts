@@ -1,17 +1,17 @@
 import { Redis } from "ioredis";
-import { type App, createApp } from "../../src/app.ts";
-import type { BotDeps } from "../../src/bot/context.ts";
-import type { Feature } from "../../src/bot/features.ts";
-import { loadConfig } from "../../src/config.ts";
-import { createLogger, type Logger } from "../../src/log/logger.ts";
-import { createMemoryRedis } from "../../src/standins/local/memory-redis.ts";
+import { type App, createApp } from "#src/app.js";
+import type { BotDeps } from "#src/bot/context.js";
+import type { Feature } from "#src/bot/features.js";
+import { loadConfig } from "#src/config.js";
+import { createLogger, type Logger } from "#src/log/logger.js";
+import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
 import {
   startTelegramEmulator,
   type TelegramEmulator,
   type TelegramEmulatorOptions,
-} from "../../src/standins/local/telegram-emulator/index.ts";
-import { type Sandbox, startSandbox } from "../../src/standins/sandbox/index.ts";
-import { connectRedis } from "../../src/store/connection.ts";
+} from "#src/standins/local/telegram-emulator/index.js";
+import { type Sandbox, startSandbox } from "#src/standins/sandbox/index.js";
+import { connectRedis } from "#src/store/connection.js";
 import { testRedisUrl } from "./redis.ts";
 
 /**

@@ -6,4 +6,4 @@
  *   await alice.send("/start"); const menu = await alice.nextMessage(); await alice.press(menu, /Nigeria/);
  * See src/standins/local/telegram-emulator/index.ts for the whole API.
  */
-export * from "../../src/standins/local/telegram-emulator/index.ts";
+export * from "#src/standins/local/telegram-emulator/index.js";

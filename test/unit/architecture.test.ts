@@ -40,11 +40,14 @@ function sourceFiles(dir: string): string[] {
 const FILES = sourceFiles(SRC).sort();
 const text = (file: string) => readFileSync(join(ROOT, file), "utf8");
 
-/** Relative import specifiers of a file (static, type-only and dynamic), resolved to repo paths. */
+/** Import specifiers of a file (relative and #src/; static, type-only and dynamic), resolved to repo paths. */
 function importsOf(file: string): string[] {
   const found: string[] = [];
-  for (const match of text(file).matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
-    found.push(relative(ROOT, resolve(dirname(join(ROOT, file)), match[1]!)));
+  for (const match of text(file).matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+|#src\/[^"]+)"/g)) {
+    const specifier = match[1]!;
+    // "#src/<path>.js" is package.json's alias of src/<path>.ts.
+    if (specifier.startsWith("#src/")) found.push(`src/${specifier.slice(5, -3)}.ts`);
+    else found.push(relative(ROOT, resolve(dirname(join(ROOT, file)), specifier)));
   }
   return found;
 }

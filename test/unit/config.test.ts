@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "#src/config.js";
 
 describe("loadConfig", () => {
   it("runs in local mode on the embedded sandbox with no configuration", () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { EnvFileError, loadEnvFile } from "../../src/env-file.ts";
+import { EnvFileError, loadEnvFile } from "#src/env-file.js";
 
 const dir = mkdtempSync(join(tmpdir(), "env-file-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

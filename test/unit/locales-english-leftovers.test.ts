@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LOCALES_DIR, LANGUAGES } from "../../src/i18n/index.ts";
+import { DEFAULT_LOCALES_DIR, LANGUAGES } from "#src/i18n/index.js";
 
 /**
  * Every screen complete in every language: a value identical to English is a leftover unless what it says is only

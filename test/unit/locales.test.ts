@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LOCALES_DIR, LANGUAGES } from "../../src/i18n/index.ts";
+import { DEFAULT_LOCALES_DIR, LANGUAGES } from "#src/i18n/index.js";
 
 /**
  * Every locale has exactly English's keys (plural forms compared by their base key, since languages have different

@@ -7,7 +7,7 @@ import {
   occurrenceDay,
   type Schedule,
   zonedInstant,
-} from "../../src/bot/account/repeats/schedule.ts";
+} from "#src/bot/account/repeats/schedule.js";
 
 const monthly = (anchor: string, zone = "Africa/Lagos"): Schedule => ({ cadence: "month", anchor, zone });
 const weekly = (anchor: string, zone = "Africa/Lagos"): Schedule => ({ cadence: "week", anchor, zone });

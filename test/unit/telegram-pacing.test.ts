@@ -1,11 +1,8 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { Api, type Transformer } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { burstPacer } from "../../src/bot/telegram-limits.ts";
-import {
-  startTelegramEmulator,
-  type TelegramEmulator,
-} from "../../src/standins/local/telegram-emulator/index.ts";
+import { burstPacer } from "#src/bot/telegram-limits.js";
+import { startTelegramEmulator, type TelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
 
 /** A clock that only moves when the pacer sleeps: what it waits is read from the clock, never measured. */
 function fakeClock() {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CURRENCY_CODES } from "../../money/currencies.ts";
+import { CURRENCY_CODES } from "#src/money/currencies.js";
 import { beneficiarySchema, speedSchema } from "./beneficiary.ts";
 import { minorAmount, opt, rate } from "./common.ts";
 

@@ -1,5 +1,5 @@
-import type { LanguageCode } from "../../i18n/index.ts";
-import { COUNTRIES, type Country, isCountry } from "../../money/index.ts";
+import type { LanguageCode } from "#src/i18n/index.js";
+import { COUNTRIES, type Country, isCountry } from "#src/money/index.js";
 
 /**
  * Which clock a user reads times in (/history). Telegram does not tell a user's time zone, so the user picks one of

@@ -1,7 +1,7 @@
 import { Composer } from "grammy";
-import type { BotContext } from "../context.ts";
-import { mainMenuKeyboard } from "../flow/main-menu.ts";
-import type { AnsweredQueries } from "../telegram-transformers.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
+import type { AnsweredQueries } from "#src/bot/telegram-transformers.js";
 
 /**
  * Last in the chain: unknown text in a private chat brings back the main menu instead of silence; a button from an

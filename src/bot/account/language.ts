@@ -1,10 +1,10 @@
 import { Composer, GrammyError, InlineKeyboard } from "grammy";
 import type { InlineKeyboardButton } from "grammy/types";
-import { intlLocale, isSupportedLanguage, LANGUAGES } from "../../i18n/index.ts";
-import { COUNTRY_FLAGS, type Country, formatClock, isCountry } from "../../money/index.ts";
-import type { BotContext } from "../context.ts";
-import { mainMenuKeyboard } from "../flow/main-menu.ts";
-import { languageData, menuData } from "../flow/menu-data.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
+import { languageData, menuData } from "#src/bot/flow/menu-data.js";
+import { intlLocale, isSupportedLanguage, LANGUAGES } from "#src/i18n/index.js";
+import { COUNTRY_FLAGS, type Country, formatClock, isCountry } from "#src/money/index.js";
 import { clockData } from "./callback-data/clock.ts";
 import { CLOCKS } from "./clock.ts";
 import { clockOf } from "./history.ts";

@@ -1,5 +1,9 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { escapeHtml, quoteInput } from "../../i18n/index.ts";
+import type { BotContext } from "#src/bot/context.js";
+import type { Feature } from "#src/bot/flow/feature.js";
+import { menuData } from "#src/bot/flow/menu-data.js";
+import { priceServiceFor, type SpotPrice, satsValue } from "#src/bot/rules/price.js";
+import { escapeHtml, quoteInput } from "#src/i18n/index.js";
 import {
   COUNTRIES,
   COUNTRY_FLAGS,
@@ -9,11 +13,7 @@ import {
   formatMoney,
   isCountry,
   isoOf,
-} from "../../money/index.ts";
-import type { BotContext } from "../context.ts";
-import type { Feature } from "../flow/feature.ts";
-import { menuData } from "../flow/menu-data.ts";
-import { priceServiceFor, type SpotPrice, satsValue } from "../rules/price.ts";
+} from "#src/money/index.js";
 import { rateAlertNewData } from "./alerts/callback-data.ts";
 import { priceData } from "./callback-data/price.ts";
 

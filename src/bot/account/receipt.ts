@@ -1,7 +1,7 @@
 import { Composer } from "grammy";
-import { parseOrderCallback, RECEIPT_CALLBACK_PATTERN, renderReceipt } from "../../orders/index.ts";
-import type { BotContext } from "../context.ts";
-import type { Feature } from "../flow/feature.ts";
+import type { BotContext } from "#src/bot/context.js";
+import type { Feature } from "#src/bot/flow/feature.js";
+import { parseOrderCallback, RECEIPT_CALLBACK_PATTERN, renderReceipt } from "#src/orders/index.js";
 import { offerRepeat } from "./repeats/feature.ts";
 
 /**

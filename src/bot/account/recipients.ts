@@ -1,13 +1,13 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { escapeHtml } from "../../i18n/index.ts";
-import { maskDigits } from "../../log/mask.ts";
-import { COUNTRY_FLAGS } from "../../money/index.ts";
-import type { Recipient } from "../../store/index.ts";
-import type { BotContext } from "../context.ts";
-import { enterFlow, FLOWS } from "../flow/enter.ts";
-import type { Feature } from "../flow/feature.ts";
-import { mainMenuKeyboard } from "../flow/main-menu.ts";
-import { menuData } from "../flow/menu-data.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { enterFlow, FLOWS } from "#src/bot/flow/enter.js";
+import type { Feature } from "#src/bot/flow/feature.js";
+import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
+import { menuData } from "#src/bot/flow/menu-data.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { maskDigits } from "#src/log/mask.js";
+import { COUNTRY_FLAGS } from "#src/money/index.js";
+import type { Recipient } from "#src/store/index.js";
 import { RECIPIENT_ID, RECIPIENTS_OFFSET, recipientsData } from "./callback-data/recipients.ts";
 import { recipientRepeatButton } from "./repeats/entry.ts";
 

@@ -1,11 +1,11 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { isPayoutApiError } from "../../api/index.ts";
-import { quoteInput } from "../../i18n/index.ts";
-import { renderStatusCard, transitionFromApiState, wouldChange } from "../../orders/index.ts";
-import type { OrderRecord } from "../../store/index.ts";
-import type { BotContext, BotDeps } from "../context.ts";
-import type { Feature } from "../flow/feature.ts";
-import { mainMenuKeyboard } from "../flow/main-menu.ts";
+import { isPayoutApiError } from "#src/api/index.js";
+import type { BotContext, BotDeps } from "#src/bot/context.js";
+import type { Feature } from "#src/bot/flow/feature.js";
+import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
+import { quoteInput } from "#src/i18n/index.js";
+import { renderStatusCard, transitionFromApiState, wouldChange } from "#src/orders/index.js";
+import type { OrderRecord } from "#src/store/index.js";
 import { statusData } from "./callback-data/status.ts";
 
 const ORDER_ID = /^[A-Za-z0-9_-]{1,48}$/;

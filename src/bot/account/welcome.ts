@@ -1,8 +1,8 @@
 import { Composer } from "grammy";
-import { escapeHtml } from "../../i18n/index.ts";
-import type { BotContext } from "../context.ts";
-import { mainMenuKeyboard } from "../flow/main-menu.ts";
-import { menuData } from "../flow/menu-data.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
+import { menuData } from "#src/bot/flow/menu-data.js";
+import { escapeHtml } from "#src/i18n/index.js";
 
 /** /start, /help and the main menu. Deep links (/start send_<token>) are handled by the payout feature first. */
 export function welcomeFeature() {

@@ -1,11 +1,11 @@
-import { escapeHtml } from "../../i18n/index.ts";
-import type { FlowContext, FlowConversation } from "../context.ts";
-import { askAddress as askOnchainAddress } from "../flow/onchain-steps.ts";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { askAddress as askOnchainAddress } from "#src/bot/flow/onchain-steps.js";
 import {
   type AddressCheck,
   addressPrefixesText,
   type BitcoinNetworkSetting,
-} from "../rules/bitcoin-address.ts";
+} from "#src/bot/rules/bitcoin-address.js";
+import { escapeHtml } from "#src/i18n/index.js";
 import { BUY_SCREEN } from "./screens.ts";
 
 /** Why an address was refused, in the user's language, with what to send instead. */

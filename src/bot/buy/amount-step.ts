@@ -1,17 +1,17 @@
 import { InlineKeyboard } from "grammy";
-import { quoteInput } from "../../i18n/index.ts";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { cancelButton } from "#src/bot/flow/main-menu.js";
+import { settleScreen } from "#src/bot/flow/screen.js";
+import { MIN_ONCHAIN_SATS } from "#src/bot/rules/onchain.js";
+import { minorFor, priceServiceFor, type SpotPrice, satsFor } from "#src/bot/rules/price.js";
+import { quoteInput } from "#src/i18n/index.js";
 import {
   formatMoney,
   isoOf,
   type ParseAmountResult,
   parseAmount,
   resolveNumberLocale,
-} from "../../money/index.ts";
-import type { FlowContext, FlowConversation } from "../context.ts";
-import { cancelButton } from "../flow/main-menu.ts";
-import { settleScreen } from "../flow/screen.ts";
-import { MIN_ONCHAIN_SATS } from "../rules/onchain.ts";
-import { minorFor, priceServiceFor, type SpotPrice, satsFor } from "../rules/price.ts";
+} from "#src/money/index.js";
 import { buyData } from "./callback-data.ts";
 import { type BuyAmount, type BuyAmountCurrency, waitForInput } from "./screens.ts";
 

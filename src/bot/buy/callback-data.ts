@@ -1,4 +1,4 @@
-import { defineCallbackData, oneOf } from "../../telegram/callback-data.ts";
+import { defineCallbackData, oneOf } from "#src/telegram/callback-data.js";
 
 /**
  * Buy-bitcoin buttons: "buy:<action>:<value>".

@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
-import { renderQuoteExpired, renderStatusCard } from "../../orders/index.ts";
-import type { OrderRecord } from "../../store/index.ts";
-import type { BotDeps, FlowContext, FlowConversation } from "../context.ts";
+import type { BotDeps, FlowContext, FlowConversation } from "#src/bot/context.js";
+import { renderQuoteExpired, renderStatusCard } from "#src/orders/index.js";
+import type { OrderRecord } from "#src/store/index.js";
 import { buyData } from "./callback-data.ts";
 import { buyQuoteKeyboard, buyQuoteText } from "./quote-card.ts";
 import { waitForInput } from "./screens.ts";

@@ -1,15 +1,15 @@
 import { createConversation } from "@grammyjs/conversations";
 import { Composer } from "grammy";
-import { escapeHtml, quoteInput } from "../../i18n/index.ts";
-import { formatMoney } from "../../money/index.ts";
-import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
-import type { BotContext, FlowContext } from "../context.ts";
-import { describeApiError } from "../flow/api-errors.ts";
-import { enterFlow, FLOWS } from "../flow/enter.ts";
-import type { Feature } from "../flow/feature.ts";
-import { menuData } from "../flow/menu-data.ts";
-import { replyQuoteExpired } from "../flow/quote-expired.ts";
-import { isSpeed } from "../rules/onchain.ts";
+import type { BotContext, FlowContext } from "#src/bot/context.js";
+import { describeApiError } from "#src/bot/flow/api-errors.js";
+import { enterFlow, FLOWS } from "#src/bot/flow/enter.js";
+import type { Feature } from "#src/bot/flow/feature.js";
+import { menuData } from "#src/bot/flow/menu-data.js";
+import { replyQuoteExpired } from "#src/bot/flow/quote-expired.js";
+import { isSpeed } from "#src/bot/rules/onchain.js";
+import { escapeHtml, quoteInput } from "#src/i18n/index.js";
+import { formatMoney } from "#src/money/index.js";
+import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "#src/orders/index.js";
 import { buyData } from "./callback-data.ts";
 import { type BuyArgs, buyFlow } from "./conversation.ts";
 

@@ -1,11 +1,11 @@
 import { InlineKeyboard } from "grammy";
 import type { InlineKeyboardButton } from "grammy/types";
-import type { TFunction } from "../../i18n/index.ts";
-import { escapeHtml } from "../../i18n/index.ts";
-import { formatMoney, toMajorString } from "../../money/index.ts";
-import { breakdownLines, formatExpiryTime, formatOrderMoney } from "../../orders/index.ts";
-import type { OrderRecord } from "../../store/index.ts";
-import { cancelButton } from "../flow/main-menu.ts";
+import { cancelButton } from "#src/bot/flow/main-menu.js";
+import type { TFunction } from "#src/i18n/index.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatMoney, toMajorString } from "#src/money/index.js";
+import { breakdownLines, formatExpiryTime, formatOrderMoney } from "#src/orders/index.js";
+import type { OrderRecord } from "#src/store/index.js";
 import { buyData } from "./callback-data.ts";
 
 /**

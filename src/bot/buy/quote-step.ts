@@ -1,9 +1,9 @@
-import type { PayoutApiErrorKind, Quote, Speed } from "../../api/index.ts";
-import { createQuoteOnce, PayoutApiError } from "../../api/index.ts";
-import { quoteAmounts } from "../../orders/quote-math.ts";
-import { InFlightError, type OrderRecord, type RunContext } from "../../store/index.ts";
-import type { BotDeps } from "../context.ts";
-import { shortAddress } from "../rules/bitcoin-address.ts";
+import type { PayoutApiErrorKind, Quote, Speed } from "#src/api/index.js";
+import { createQuoteOnce, PayoutApiError } from "#src/api/index.js";
+import type { BotDeps } from "#src/bot/context.js";
+import { shortAddress } from "#src/bot/rules/bitcoin-address.js";
+import { quoteAmounts } from "#src/orders/quote-math.js";
+import { InFlightError, type OrderRecord, type RunContext } from "#src/store/index.js";
 import type { BuyAmount } from "./screens.ts";
 import { newVerificationCode } from "./verification-code.ts";
 

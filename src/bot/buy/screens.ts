@@ -1,8 +1,8 @@
 import { InlineKeyboard } from "grammy";
-import type { Speed } from "../../api/index.ts";
-import type { FlowContext, FlowConversation } from "../context.ts";
-import { cancelButton } from "../flow/main-menu.ts";
-import { type Screen, type ScreenInput, waitForScreen } from "../flow/screen.ts";
+import type { Speed } from "#src/api/index.js";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { cancelButton } from "#src/bot/flow/main-menu.js";
+import { type Screen, type ScreenInput, waitForScreen } from "#src/bot/flow/screen.js";
 import { buyData } from "./callback-data.ts";
 
 export type BuyAmountCurrency = "NGNKOBO" | "BTCSAT";

@@ -1,6 +1,6 @@
-import type { Speed } from "../../api/index.ts";
-import type { FlowContext, FlowConversation } from "../context.ts";
-import { askSpeed as askOnchainSpeed } from "../flow/onchain-steps.ts";
+import type { Speed } from "#src/api/index.js";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { askSpeed as askOnchainSpeed } from "#src/bot/flow/onchain-steps.js";
 import { BUY_SCREEN } from "./screens.ts";
 
 /** "⚡ Fast · about 10–30 min" (spec 8's expected confirmation times). */

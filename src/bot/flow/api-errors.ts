@@ -1,5 +1,5 @@
-import { PayoutApiError } from "../../api/index.ts";
-import type { TFunction } from "../../i18n/index.ts";
+import { PayoutApiError } from "#src/api/index.js";
+import type { TFunction } from "#src/i18n/index.js";
 
 /**
  * The API's validation messages we know, each turned into our own translated sentence with the next step (namespace

@@ -1,6 +1,6 @@
 import { Composer } from "grammy";
-import { USER_COMMANDS } from "../commands.ts";
-import type { BotContext } from "../context.ts";
+import { USER_COMMANDS } from "#src/bot/commands.js";
+import type { BotContext } from "#src/bot/context.js";
 import { leaveFlows } from "./enter.ts";
 import { mainMenuKeyboard } from "./main-menu.ts";
 import { cancelData, menuData } from "./menu-data.ts";

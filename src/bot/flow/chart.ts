@@ -1,6 +1,6 @@
 import { InputFile } from "grammy";
-import { type DailyBarsInput, renderDailyBars } from "../../charts/daily-bars.ts";
-import type { BotContext } from "../context.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { type DailyBarsInput, renderDailyBars } from "#src/charts/daily-bars.js";
 
 /** The charts cover the last 14 days, today (UTC) included. */
 export const CHART_DAYS = 14;

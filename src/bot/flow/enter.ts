@@ -1,5 +1,5 @@
-import type { BotContext } from "../context.ts";
-import { SUPERSEDED, supersede } from "../rules/supersede.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { SUPERSEDED, supersede } from "#src/bot/rules/supersede.js";
 
 /** Every flow's conversation id: a product starts another product's flow by name, without importing it. */
 export const FLOWS = {

@@ -1,5 +1,5 @@
-import type { BotContext } from "../context.ts";
-import type { AnsweredQueries } from "../telegram-transformers.ts";
+import type { BotContext } from "#src/bot/context.js";
+import type { AnsweredQueries } from "#src/bot/telegram-transformers.js";
 import { describeApiError } from "./api-errors.ts";
 import { mainMenuKeyboard } from "./main-menu.ts";
 

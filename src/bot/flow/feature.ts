@@ -1,5 +1,5 @@
 import type { Composer, Middleware } from "grammy";
-import type { BotContext } from "../context.ts";
+import type { BotContext } from "#src/bot/context.js";
 
 /**
  * A feature contributes conversations (installed before any handler, so an active flow sees its updates first),

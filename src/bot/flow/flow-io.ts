@@ -1,7 +1,7 @@
 import { type Context, GrammyError, type InlineKeyboard } from "grammy";
-import { PayoutApiError, type PayoutApiErrorKind } from "../../api/index.ts";
-import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
-import type { BotDeps, FlowContext, FlowConversation } from "../context.ts";
+import { PayoutApiError, type PayoutApiErrorKind } from "#src/api/index.js";
+import type { BotDeps, FlowContext, FlowConversation } from "#src/bot/context.js";
+import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "#src/orders/index.js";
 import { telegramOnce } from "./telegram-once.ts";
 import { isCopy, waitFor } from "./wait.ts";
 

@@ -1,5 +1,5 @@
 import { InlineKeyboard } from "grammy";
-import type { TFunction } from "../../i18n/index.ts";
+import type { TFunction } from "#src/i18n/index.js";
 import { cancelData, menuData } from "./menu-data.ts";
 
 const MENU_ACTIONS = [

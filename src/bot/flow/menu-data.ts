@@ -1,5 +1,5 @@
-import { LANGUAGES } from "../../i18n/languages.ts";
-import { defineCallbackData, oneOf } from "../../telegram/callback-data.ts";
+import { LANGUAGES } from "#src/i18n/languages.js";
+import { defineCallbackData, oneOf } from "#src/telegram/callback-data.js";
 
 /** Main menu entries. */
 export const menuData = defineCallbackData("menu", {

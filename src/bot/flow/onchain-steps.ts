@@ -1,8 +1,8 @@
 import type { InlineKeyboard } from "grammy";
-import type { Speed } from "../../api/index.ts";
-import type { FlowContext, FlowConversation } from "../context.ts";
-import { type AddressCheck, checkBitcoinAddress } from "../rules/bitcoin-address.ts";
-import { isSpeed, SPEEDS } from "../rules/onchain.ts";
+import type { Speed } from "#src/api/index.js";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { type AddressCheck, checkBitcoinAddress } from "#src/bot/rules/bitcoin-address.js";
+import { isSpeed, SPEEDS } from "#src/bot/rules/onchain.js";
 import {
   askScreen,
   type Codec,

@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
-import { formatExpiryTime, requoteCallbackData } from "../../orders/index.ts";
-import type { OrderRecord } from "../../store/index.ts";
-import type { BotContext } from "../context.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { formatExpiryTime, requoteCallbackData } from "#src/orders/index.js";
+import type { OrderRecord } from "#src/store/index.js";
 
 /**
  * "This quote expired at 10:05, so it can no longer be paid; nothing was charged", with the "New quote" button the

@@ -1,5 +1,5 @@
 import { InlineKeyboard } from "grammy";
-import type { FlowContext, FlowConversation } from "../context.ts";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
 import { cancelButton } from "./main-menu.ts";
 import { inGroup, isCopy, waitFor } from "./wait.ts";
 

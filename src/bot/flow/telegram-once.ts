@@ -1,7 +1,7 @@
 import { Api, Context, GrammyError, HttpError, type Transformer } from "grammy";
 import type { ResponseParameters } from "grammy/types";
-import type { BotContext, FlowConversation } from "../context.ts";
-import { conversationTransformers, installTransformers } from "../telegram-transformers.ts";
+import type { BotContext, FlowConversation } from "#src/bot/context.js";
+import { conversationTransformers, installTransformers } from "#src/bot/telegram-transformers.js";
 
 /**
  * Telegram calls made once from a conversation, logging only what the caller keeps. A call made inside a

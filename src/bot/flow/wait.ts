@@ -1,4 +1,4 @@
-import type { FlowContext, FlowConversation } from "../context.ts";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
 
 /**
  * The flow kernel's one "wait for this screen's input" loop. Every way a conversation waits (the `Screen` object's

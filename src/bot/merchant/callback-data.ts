@@ -1,4 +1,4 @@
-import { defineCallbackData, oneOf, UUID } from "../../telegram/callback-data.ts";
+import { defineCallbackData, oneOf, UUID } from "#src/telegram/callback-data.js";
 
 /**
  * Merchant buttons.

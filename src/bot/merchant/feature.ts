@@ -1,7 +1,7 @@
 import { Composer } from "grammy";
-import type { BotContext } from "../context.ts";
-import { enterFlow, FLOWS } from "../flow/enter.ts";
-import type { Feature } from "../flow/feature.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { enterFlow, FLOWS } from "#src/bot/flow/enter.js";
+import type { Feature } from "#src/bot/flow/feature.js";
 import { linkData } from "./callback-data.ts";
 import { findOwnLink, showLinkDetails, showLinks } from "./links.ts";
 import { newlinkConversation } from "./newlink/conversation.ts";

@@ -1,13 +1,13 @@
 import { type Api, GrammyError } from "grammy";
-import { type Transaction, transactionSchema } from "../../api/index.ts";
-import { type PaymentLinkEvent, RetryLaterError } from "../../events/index.ts";
-import { escapeHtml, intlLocale, type TFunction } from "../../i18n/index.ts";
-import { languageResolver } from "../../i18n/language-of.ts";
-import { formatMoney } from "../../money/index.ts";
-import type { PaymentLinkRecord } from "../../store/index.ts";
-import type { BotDeps } from "../context.ts";
-import type { AnyAlert } from "../rules/alert-types.ts";
-import { shortAddress } from "../rules/bitcoin-address.ts";
+import { type Transaction, transactionSchema } from "#src/api/index.js";
+import type { BotDeps } from "#src/bot/context.js";
+import type { AnyAlert } from "#src/bot/rules/alert-types.js";
+import { shortAddress } from "#src/bot/rules/bitcoin-address.js";
+import { type PaymentLinkEvent, RetryLaterError } from "#src/events/index.js";
+import { escapeHtml, intlLocale, type TFunction } from "#src/i18n/index.js";
+import { languageResolver } from "#src/i18n/language-of.js";
+import { formatMoney } from "#src/money/index.js";
+import type { PaymentLinkRecord } from "#src/store/index.js";
 
 /**
  * The merchant's live feed: the events pipeline hands over payment-link traffic (payment_link.settled, and

@@ -1,8 +1,8 @@
-import { escapeHtml } from "../../i18n/index.ts";
-import { formatMoney } from "../../money/index.ts";
-import type { PaymentLinkRecord } from "../../store/index.ts";
-import type { BotContext } from "../context.ts";
-import { CHART_DAYS, chartDayOf, chartDays, replyWithChart } from "../flow/chart.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { CHART_DAYS, chartDayOf, chartDays, replyWithChart } from "#src/bot/flow/chart.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatMoney } from "#src/money/index.js";
+import type { PaymentLinkRecord } from "#src/store/index.js";
 
 const PAGE = 100;
 /** At most this many of the newest links are read for the chart (a merchant's two weeks, with room to spare). */

@@ -1,10 +1,10 @@
 import { InlineKeyboard } from "grammy";
-import { escapeHtml } from "../../i18n/index.ts";
-import { formatMoney, formatOpsTime } from "../../money/index.ts";
-import type { PaymentLinkRecord } from "../../store/index.ts";
-import type { BotContext } from "../context.ts";
-import { describeApiError } from "../flow/api-errors.ts";
-import { shortAddress } from "../rules/bitcoin-address.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { describeApiError } from "#src/bot/flow/api-errors.js";
+import { shortAddress } from "#src/bot/rules/bitcoin-address.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatMoney, formatOpsTime } from "#src/money/index.js";
+import type { PaymentLinkRecord } from "#src/store/index.js";
 import { linkData } from "./callback-data.ts";
 import { replyLinksChart } from "./links-chart.ts";
 

@@ -1,5 +1,5 @@
 import type { MiddlewareFn } from "grammy";
-import type { BotContext, BotDeps } from "../context.ts";
+import type { BotContext, BotDeps } from "#src/bot/context.js";
 import { applyLanguage } from "./i18n.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { defineCallbackData, ID, oneOf } from "../../telegram/callback-data.ts";
+import { defineCallbackData, ID, oneOf } from "#src/telegram/callback-data.js";
 
 /**
  * Ops buttons (admin group only). Every payload is a short server-side id, never the data itself.

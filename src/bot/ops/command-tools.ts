@@ -1,8 +1,8 @@
 import type { Composer } from "grammy";
-import { escapeHtml } from "../../i18n/index.ts";
-import type { UserRecord } from "../../store/index.ts";
-import type { BotContext } from "../context.ts";
-import { describeApiError } from "../flow/api-errors.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { describeApiError } from "#src/bot/flow/api-errors.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import type { UserRecord } from "#src/store/index.js";
 
 /** Handlers of the admin group share this: a Composer behind the ops gate (see index.ts). */
 export type OpsComposer = Composer<BotContext>;

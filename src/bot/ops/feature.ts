@@ -1,6 +1,6 @@
 import { Composer } from "grammy";
-import type { BotContext } from "../context.ts";
-import type { Feature } from "../flow/feature.ts";
+import type { BotContext } from "#src/bot/context.js";
+import type { Feature } from "#src/bot/flow/feature.js";
 import { broadcastConversation } from "./broadcast/conversation.ts";
 import { registerInfoCommands } from "./info.ts";
 import { registerLimits } from "./limits.ts";

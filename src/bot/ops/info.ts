@@ -1,10 +1,10 @@
-import { isPayoutApiError } from "../../api/index.ts";
-import { escapeHtml } from "../../i18n/index.ts";
-import { maskDigits, maskSecret } from "../../log/mask.ts";
-import { formatMoney, isCurrencyCode } from "../../money/index.ts";
-import { type MaintenanceState, ORDER_STAGES, type WindowStats } from "../../store/index.ts";
-import type { BotContext } from "../context.ts";
-import { activePause, pausedScopes, scopeNames } from "../rules/pauses.ts";
+import { isPayoutApiError } from "#src/api/index.js";
+import type { BotContext } from "#src/bot/context.js";
+import { activePause, pausedScopes, scopeNames } from "#src/bot/rules/pauses.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { maskDigits, maskSecret } from "#src/log/mask.js";
+import { formatMoney, isCurrencyCode } from "#src/money/index.js";
+import { type MaintenanceState, ORDER_STAGES, type WindowStats } from "#src/store/index.js";
 import { formatWalletMoney } from "./alerts/render.ts";
 import { apiFailure, type OpsComposer, replyHtml } from "./command-tools.ts";
 import { replyStatsChart } from "./stats-chart.ts";

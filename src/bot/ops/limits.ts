@@ -1,7 +1,7 @@
-import { escapeHtml } from "../../i18n/index.ts";
-import { currencyOfCountry, formatMoney, parseAmount } from "../../money/index.ts";
-import { LIMIT_CORRIDORS, type LimitCorridor } from "../../store/index.ts";
-import type { BotContext } from "../context.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { currencyOfCountry, formatMoney, parseAmount } from "#src/money/index.js";
+import { LIMIT_CORRIDORS, type LimitCorridor } from "#src/store/index.js";
 import { type CommandContext, type OpsComposer, replyHtml } from "./command-tools.ts";
 
 /**

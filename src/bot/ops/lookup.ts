@@ -1,9 +1,9 @@
 import { InlineKeyboard } from "grammy";
-import type { TransactionDetail, TransactionQuery } from "../../api/index.ts";
-import { escapeHtml, quoteInput } from "../../i18n/index.ts";
-import { maskDigits } from "../../log/mask.ts";
-import { formatOrderMoney } from "../../orders/index.ts";
-import type { BotContext } from "../context.ts";
+import type { TransactionDetail, TransactionQuery } from "#src/api/index.js";
+import type { BotContext } from "#src/bot/context.js";
+import { escapeHtml, quoteInput } from "#src/i18n/index.js";
+import { maskDigits } from "#src/log/mask.js";
+import { formatOrderMoney } from "#src/orders/index.js";
 import { formatWalletMoney, readDeadLetterRef } from "./alerts/render.ts";
 import { ALERT_ACTIONS, alertData } from "./callback-data.ts";
 import {

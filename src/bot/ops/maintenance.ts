@@ -1,8 +1,6 @@
 import { Composer } from "grammy";
-import { formatOpsTime } from "../../money/index.ts";
-import type { PauseScope } from "../../store/index.ts";
-import type { BotContext } from "../context.ts";
-import { mainMenuKeyboard } from "../flow/main-menu.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import {
   activePause,
   applyMaintenanceCommand,
@@ -11,7 +9,9 @@ import {
   pausedScopes,
   quotesPaused,
   scopeNames,
-} from "../rules/pauses.ts";
+} from "#src/bot/rules/pauses.js";
+import { formatOpsTime } from "#src/money/index.js";
+import type { PauseScope } from "#src/store/index.js";
 
 /** Callback data of buttons that lead to a new quote (other features' prefixes, matched by shape). */
 const BUY_ENTRY_CALLBACK = /^menu:buy$/;

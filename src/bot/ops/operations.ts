@@ -1,6 +1,6 @@
-import { quoteInput } from "../../i18n/index.ts";
-import type { BotContext } from "../context.ts";
-import { FLOWS } from "../flow/enter.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { FLOWS } from "#src/bot/flow/enter.js";
+import { quoteInput } from "#src/i18n/index.js";
 import { claimBroadcast, deliverBroadcast, readDraft, takeDraft } from "./broadcast/broadcast.ts";
 import { broadcastData } from "./callback-data.ts";
 import { apiFailure, type CommandContext, type OpsComposer, replyHtml } from "./command-tools.ts";

@@ -1,8 +1,8 @@
 import { GrammyError } from "grammy";
-import { escapeHtml, intlLocale } from "../../i18n/index.ts";
-import { languageResolver } from "../../i18n/language-of.ts";
-import { renderStatusCard } from "../../orders/index.ts";
-import type { BotContext } from "../context.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { escapeHtml, intlLocale } from "#src/i18n/index.js";
+import { languageResolver } from "#src/i18n/language-of.js";
+import { renderStatusCard } from "#src/orders/index.js";
 import { replyHtml } from "./command-tools.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { Api, Context } from "grammy";
-import { keys } from "../../store/index.ts";
-import type { BotDeps } from "../context.ts";
+import type { BotDeps } from "#src/bot/context.js";
+import { keys } from "#src/store/index.js";
 
 /**
  * Who may do what. Ops = members of the admin group (creator, administrator or member) or the user ids listed in

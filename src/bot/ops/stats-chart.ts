@@ -1,8 +1,8 @@
-import { escapeHtml } from "../../i18n/index.ts";
-import { formatMoney, isCurrencyCode } from "../../money/index.ts";
-import type { DailyCorridor } from "../../store/index.ts";
-import type { BotContext } from "../context.ts";
-import { CHART_DAYS, chartDays, replyWithChart } from "../flow/chart.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { CHART_DAYS, chartDays, replyWithChart } from "#src/bot/flow/chart.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatMoney, isCurrencyCode } from "#src/money/index.js";
+import type { DailyCorridor } from "#src/store/index.js";
 
 function sums(ctx: BotContext, amounts: Record<string, number>): string {
   const parts = Object.entries(amounts).map(([currency, amount]) =>

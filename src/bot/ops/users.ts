@@ -1,4 +1,4 @@
-import { quoteInput } from "../../i18n/index.ts";
+import { quoteInput } from "#src/i18n/index.js";
 import type { CommandContext, OpsComposer } from "./command-tools.ts";
 import { findUser, replyHtml, userLabel } from "./command-tools.ts";
 

@@ -1,6 +1,6 @@
-import { escapeHtml } from "../../i18n/index.ts";
-import { type Country, currencyOfCountry, formatMoney } from "../../money/index.ts";
-import type { FlowIo } from "../flow/flow-io.ts";
+import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { type Country, currencyOfCountry, formatMoney } from "#src/money/index.js";
 import type { Allowance } from "./allowance.ts";
 
 /** Shown above the amount prompt when an amount is over what the user may still send today. */

@@ -1,5 +1,5 @@
-import { type Country, localDay } from "../../money/index.ts";
-import type { OrderRecord, Store } from "../../store/index.ts";
+import { type Country, localDay } from "#src/money/index.js";
+import type { OrderRecord, Store } from "#src/store/index.js";
 
 /**
  * Daily allowance: where ops set a limit for a corridor (/limits), each user may send up to that much per day

@@ -1,9 +1,9 @@
 import { InlineKeyboard } from "grammy";
-import { escapeHtml, quoteInput } from "../../i18n/index.ts";
-import { type CurrencyCode, currencyOfCountry, formatMoney } from "../../money/index.ts";
-import { type FlowIo, type Lazy, resolve } from "../flow/flow-io.ts";
-import { cancelButton } from "../flow/main-menu.ts";
-import { type AmountCheck, checkAmount } from "../rules/payout-amount.ts";
+import { type FlowIo, type Lazy, resolve } from "#src/bot/flow/flow-io.js";
+import { cancelButton } from "#src/bot/flow/main-menu.js";
+import { type AmountCheck, checkAmount } from "#src/bot/rules/payout-amount.js";
+import { escapeHtml, quoteInput } from "#src/i18n/index.js";
+import { type CurrencyCode, currencyOfCountry, formatMoney } from "#src/money/index.js";
 import { payoutAction } from "./callback-data.ts";
 import { actionButton } from "./keyboards.ts";
 import { type AmountChoice, type Draft, withNotice } from "./prompts.ts";

@@ -1,6 +1,6 @@
-import { COUNTRIES } from "../../money/index.ts";
-import { defineCallbackData, ID, int, oneOf } from "../../telegram/callback-data.ts";
-import type { FlowScreens } from "../flow/flow-io.ts";
+import type { FlowScreens } from "#src/bot/flow/flow-io.js";
+import { COUNTRIES } from "#src/money/index.js";
+import { defineCallbackData, ID, int, oneOf } from "#src/telegram/callback-data.js";
 
 /**
  * Buttons of the payout flow. Every prefix starts with "po-"; values are short codes or the API's order id,

@@ -1,9 +1,9 @@
-import { type Country, type CurrencyCode, isCurrencyCode } from "../../money/index.ts";
-import type { FlowContext, FlowConversation } from "../context.ts";
-import { FlowIo } from "../flow/flow-io.ts";
-import { pausedCorridors } from "../rules/pauses.ts";
-import { methodOf } from "../rules/payout-method.ts";
-import { type Minimums, minimums } from "../rules/payout-minimums.ts";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { FlowIo } from "#src/bot/flow/flow-io.js";
+import { pausedCorridors } from "#src/bot/rules/pauses.js";
+import { methodOf } from "#src/bot/rules/payout-method.js";
+import { type Minimums, minimums } from "#src/bot/rules/payout-minimums.js";
+import { type Country, type CurrencyCode, isCurrencyCode } from "#src/money/index.js";
 import { askAmount } from "./amount.ts";
 import { PAYOUT_SCREENS } from "./callback-data.ts";
 import { chooseCountry, chooseRecipient } from "./country.ts";

@@ -1,8 +1,8 @@
-import { COUNTRY_FLAGS, type Country, currencyOfCountry, formatMoney, isCountry } from "../../money/index.ts";
-import type { PauseScope } from "../../store/index.ts";
-import type { FlowIo } from "../flow/flow-io.ts";
-import { maintenanceNotice, quotesPaused } from "../rules/pauses.ts";
-import type { Minimums } from "../rules/payout-minimums.ts";
+import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
+import type { Minimums } from "#src/bot/rules/payout-minimums.js";
+import { COUNTRY_FLAGS, type Country, currencyOfCountry, formatMoney, isCountry } from "#src/money/index.js";
+import type { PauseScope } from "#src/store/index.js";
 import { payoutCountryData } from "./callback-data.ts";
 import { ghanaRecipient } from "./corridors/gh.ts";
 import { kenyaRecipient } from "./corridors/ke.ts";

@@ -1,15 +1,15 @@
 import { createConversation } from "@grammyjs/conversations";
 import { Composer, InlineKeyboard } from "grammy";
-import { escapeHtml } from "../../i18n/index.ts";
-import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "../../orders/index.ts";
-import { InFlightError, RecipientLimitError } from "../../store/index.ts";
-import type { BotContext, FlowContext } from "../context.ts";
-import { describeApiError } from "../flow/api-errors.ts";
-import { enterFlow, FLOWS } from "../flow/enter.ts";
-import type { Feature } from "../flow/feature.ts";
-import { menuData } from "../flow/menu-data.ts";
-import { replyQuoteExpired } from "../flow/quote-expired.ts";
-import { methodOf } from "../rules/payout-method.ts";
+import type { BotContext, FlowContext } from "#src/bot/context.js";
+import { describeApiError } from "#src/bot/flow/api-errors.js";
+import { enterFlow, FLOWS } from "#src/bot/flow/enter.js";
+import type { Feature } from "#src/bot/flow/feature.js";
+import { menuData } from "#src/bot/flow/menu-data.js";
+import { replyQuoteExpired } from "#src/bot/flow/quote-expired.js";
+import { methodOf } from "#src/bot/rules/payout-method.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "#src/orders/index.js";
+import { InFlightError, RecipientLimitError } from "#src/store/index.js";
 import { payoutConfirmData, payoutSaveData, payoutSimulateData } from "./callback-data.ts";
 import { type PayoutArgs, payoutFlow } from "./conversation.ts";
 

@@ -1,9 +1,9 @@
 import { InputFile } from "grammy";
-import { escapeHtml } from "../../i18n/index.ts";
-import { formatMoney } from "../../money/index.ts";
-import { formatExpiryTime, renderStatusCard } from "../../orders/index.ts";
-import type { OrderRecord } from "../../store/index.ts";
-import type { FlowIo } from "../flow/flow-io.ts";
+import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatMoney } from "#src/money/index.js";
+import { formatExpiryTime, renderStatusCard } from "#src/orders/index.js";
+import type { OrderRecord } from "#src/store/index.js";
 import { invoiceKeyboard } from "./keyboards.ts";
 import { invoiceQrData, qrPng } from "./qr.ts";
 import { formatCountdown } from "./quote-rules.ts";

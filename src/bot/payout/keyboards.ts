@@ -1,12 +1,12 @@
 import { InlineKeyboard } from "grammy";
 import type { InlineKeyboardButton } from "grammy/types";
-import type { TFunction } from "../../i18n/index.ts";
-import type { Country } from "../../money/index.ts";
-import { COUNTRY_FLAGS } from "../../money/index.ts";
-import { requoteCallbackData } from "../../orders/index.ts";
-import { cancelButton } from "../flow/main-menu.ts";
-import type { BankEntry } from "../rules/banks.ts";
-import { POPULAR_BANKS } from "../rules/banks.ts";
+import { cancelButton } from "#src/bot/flow/main-menu.js";
+import type { BankEntry } from "#src/bot/rules/banks.js";
+import { POPULAR_BANKS } from "#src/bot/rules/banks.js";
+import type { TFunction } from "#src/i18n/index.js";
+import type { Country } from "#src/money/index.js";
+import { COUNTRY_FLAGS } from "#src/money/index.js";
+import { requoteCallbackData } from "#src/orders/index.js";
 import {
   type PayoutAction,
   payoutAction,

@@ -1,7 +1,7 @@
 import type { InlineKeyboard } from "grammy";
-import type { Country, CurrencyCode } from "../../money/index.ts";
-import { describeApiError } from "../flow/api-errors.ts";
-import { type FlowIo, fromFailure, type Lazy, resolve } from "../flow/flow-io.ts";
+import { describeApiError } from "#src/bot/flow/api-errors.js";
+import { type FlowIo, fromFailure, type Lazy, resolve } from "#src/bot/flow/flow-io.js";
+import type { Country, CurrencyCode } from "#src/money/index.js";
 import { cancelOnlyKeyboard } from "./keyboards.ts";
 import {
   describeBeneficiary,

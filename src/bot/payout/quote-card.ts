@@ -1,6 +1,6 @@
-import { escapeHtml, type TFunction } from "../../i18n/index.ts";
-import { formatMoney } from "../../money/index.ts";
-import { breakdownLines, formatExpiryTime } from "../../orders/index.ts";
+import { escapeHtml, type TFunction } from "#src/i18n/index.js";
+import { formatMoney } from "#src/money/index.js";
+import { breakdownLines, formatExpiryTime } from "#src/orders/index.js";
 import type { QuoteCard } from "./quote-orders.ts";
 import { formatCountdown } from "./quote-rules.ts";
 import { describeBeneficiary, type PayoutBeneficiary } from "./recipient.ts";

@@ -1,15 +1,15 @@
-import { createQuoteOnce, PayoutApiError, type Quote } from "../../api/index.ts";
+import { createQuoteOnce, PayoutApiError, type Quote } from "#src/api/index.js";
+import type { BotDeps } from "#src/bot/context.js";
+import { type BankEntry, type BankSearch, createBankSearch } from "#src/bot/rules/banks.js";
+import { cached } from "#src/bot/rules/cached.js";
+import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import {
   type Country,
   type CurrencyCode,
   currencyOfCountry,
   type FiatCurrencyCode,
-} from "../../money/index.ts";
-import { keys, type OrderRecord, type RunContext } from "../../store/index.ts";
-import type { BotDeps } from "../context.ts";
-import { type BankEntry, type BankSearch, createBankSearch } from "../rules/banks.ts";
-import { cached } from "../rules/cached.ts";
-import { customerReferenceFor } from "../rules/customer-reference.ts";
+} from "#src/money/index.js";
+import { keys, type OrderRecord, type RunContext } from "#src/store/index.js";
 import { buildQuoteRequest, type QuoteFigures, quoteFigures, verificationCode } from "./quote-rules.ts";
 import type { PayoutBeneficiary } from "./recipient.ts";
 

@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
-import type { Quote, QuoteRequest } from "../../api/index.ts";
+import type { Quote, QuoteRequest } from "#src/api/index.js";
 import {
   COUNTRIES,
   type Country,
   type CurrencyCode,
   currencyOfCountry,
   type FiatCurrencyCode,
-} from "../../money/index.ts";
-import { quoteAmounts } from "../../orders/quote-math.ts";
+} from "#src/money/index.js";
+import { quoteAmounts } from "#src/orders/quote-math.js";
 import type { PayoutBeneficiary } from "./recipient.ts";
 
 /** Corridor facts, limits, the quote request and the figures a quote card shows. Pure. */

@@ -1,10 +1,10 @@
-import { formatExpiryTime, requoteCallbackData } from "../../orders/index.ts";
-import { describeApiError } from "../flow/api-errors.ts";
-import { type FlowIo, fromFailure, type Outcome } from "../flow/flow-io.ts";
-import { mainMenuKeyboard } from "../flow/main-menu.ts";
-import { customerReferenceFor } from "../rules/customer-reference.ts";
-import { maintenanceNotice, quotesPaused } from "../rules/pauses.ts";
-import { SUPERSEDED, supersede } from "../rules/supersede.ts";
+import { describeApiError } from "#src/bot/flow/api-errors.js";
+import { type FlowIo, fromFailure, type Outcome } from "#src/bot/flow/flow-io.js";
+import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
+import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
+import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
+import { SUPERSEDED, supersede } from "#src/bot/rules/supersede.js";
+import { formatExpiryTime, requoteCallbackData } from "#src/orders/index.js";
 import { type Allowance, allowanceFor } from "./allowance.ts";
 import { overLimitNotice } from "./allowance-text.ts";
 import { payoutAction, payoutConfirmData } from "./callback-data.ts";

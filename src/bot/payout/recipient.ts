@@ -3,8 +3,8 @@ import type {
   KesBeneficiary,
   NgnBankBeneficiary,
   ZarBankBeneficiary,
-} from "../../api/index.ts";
-import type { ApiFailure } from "../flow/flow-io.ts";
+} from "#src/api/index.js";
+import type { ApiFailure } from "#src/bot/flow/flow-io.js";
 
 /** What the user types for a beneficiary, checked before any API call; labels for cards and saved recipients. */
 

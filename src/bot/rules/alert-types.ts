@@ -1,4 +1,4 @@
-import type { OpsAlert } from "../../events/types.ts";
+import type { OpsAlert } from "#src/events/types.js";
 
 /** Alerts the ops feature raises itself, besides the events pipeline's OpsAlert. */
 type OwnAlert =

@@ -1,4 +1,4 @@
-import type { BotDeps } from "../context.ts";
+import type { BotDeps } from "#src/bot/context.js";
 
 /**
  * The last value parsed per cache key, with the exact text it came from. Every step still reads Redis (another

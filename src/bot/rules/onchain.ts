@@ -1,4 +1,4 @@
-import type { Speed } from "../../api/index.ts";
+import type { Speed } from "#src/api/index.js";
 
 /** The smallest on-chain settlement the API accepts (spec 8): buying bitcoin and payment links alike. */
 export const MIN_ONCHAIN_SATS = 6_000;

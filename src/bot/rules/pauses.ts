@@ -1,7 +1,7 @@
 import type { TFunction } from "i18next";
-import { escapeHtml } from "../../i18n/index.ts";
-import { type MaintenanceState, PAUSE_SCOPES, type PauseScope, type PauseState } from "../../store/index.ts";
-import type { BotDeps } from "../context.ts";
+import type { BotDeps } from "#src/bot/context.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { type MaintenanceState, PAUSE_SCOPES, type PauseScope, type PauseState } from "#src/store/index.js";
 
 /**
  * Ops pauses (/maintenance), as pure functions: which pause applies to a corridor now, what the command's

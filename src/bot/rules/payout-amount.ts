@@ -1,11 +1,11 @@
-import type { Price } from "../../api/index.ts";
+import type { Price } from "#src/api/index.js";
 import {
   type Country,
   type CurrencyCode,
   type FiatCurrencyCode,
   type ParseFailureReason,
   parseAmount,
-} from "../../money/index.ts";
+} from "#src/money/index.js";
 
 /** What a payout amount may be: the corridors' minimums and ceilings, and reading what people type. Pure. */
 

@@ -1,4 +1,4 @@
-import type { Country } from "../../money/index.ts";
+import type { Country } from "#src/money/index.js";
 
 type PayoutMethod = "ngn_bank" | "kes_phone" | "kes_bill" | "kes_till" | "zar_bank" | "ghs_mtn";
 

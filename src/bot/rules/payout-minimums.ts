@@ -1,7 +1,7 @@
-import type { Price } from "../../api/index.ts";
-import { COUNTRIES, type Country, currencyOfCountry } from "../../money/index.ts";
-import { keys } from "../../store/index.ts";
-import type { BotDeps } from "../context.ts";
+import type { Price } from "#src/api/index.js";
+import type { BotDeps } from "#src/bot/context.js";
+import { COUNTRIES, type Country, currencyOfCountry } from "#src/money/index.js";
+import { keys } from "#src/store/index.js";
 import { cached } from "./cached.ts";
 import { minimumPayout } from "./payout-amount.ts";
 

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import type { PayoutApi, Price } from "../../api/index.ts";
+import type { PayoutApi, Price } from "#src/api/index.js";
 import {
   COUNTRIES,
   type Country,
   currencyOfCountry,
   type FiatCurrencyCode,
   isoOf,
-} from "../../money/index.ts";
-import { type CacheRepository, keys, type Store } from "../../store/index.ts";
+} from "#src/money/index.js";
+import { type CacheRepository, keys, type Store } from "#src/store/index.js";
 
 /**
  * Spot prices for /price and the buy flow's "about ₦…" hints. One GET /price per currency per ~30 s across all

@@ -1,4 +1,4 @@
-import type { BotDeps } from "../context.ts";
+import type { BotDeps } from "#src/bot/context.js";
 
 /**
  * Reasons stored on an unconfirmed quote's order that the user replaced (Refresh) or dropped (Cancel). The order

@@ -1,5 +1,5 @@
-import type { App } from "../../app.ts";
-import type { Sandbox } from "../sandbox/index.ts";
+import type { App } from "#src/app.js";
+import type { Sandbox } from "#src/standins/sandbox/index.js";
 import { startTelegramEmulator, type TelegramEmulator } from "./telegram-emulator/index.ts";
 import { startTerminalChat, type TerminalChat } from "./terminal-chat.ts";
 import { parseSats, walletInvoice } from "./wallet.ts";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { encodeInvoice } from "../sandbox/bolt11.ts";
+import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
 
 /** Long enough to copy it into the chat after a coffee; the refund flow refuses invoices about to expire. */
 const EXPIRY_SECONDS = 3_600;

@@ -1,4 +1,4 @@
-import type { Logger } from "../../log/logger.ts";
+import type { Logger } from "#src/log/logger.js";
 
 /**
  * The sandbox clock: a base clock (real time unless the caller injects one) plus an offset that

@@ -1,4 +1,4 @@
-import type { Logger } from "../../log/logger.ts";
+import type { Logger } from "#src/log/logger.js";
 import type { SandboxClock, Scheduler } from "./clock.ts";
 import type { BankDirectory } from "./domain/banks.ts";
 import type { Chain } from "./domain/chain.ts";

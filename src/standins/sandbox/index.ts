@@ -1,4 +1,4 @@
-import { type Logger, silentLogger } from "../../log/logger.ts";
+import { type Logger, silentLogger } from "#src/log/logger.js";
 import { SandboxClock, Scheduler } from "./clock.ts";
 import type { Core } from "./core.ts";
 import { createInitialState, DEFAULT_API_KEY, DEFAULT_WEBHOOK_SECRET } from "./domain/account.ts";

@@ -1,5 +1,5 @@
-import { loadEnvFile } from "../../env-file.ts";
-import { createLogger } from "../../log/logger.ts";
+import { loadEnvFile } from "#src/env-file.js";
+import { createLogger } from "#src/log/logger.js";
 import { DEFAULT_API_KEY, startSandbox } from "./index.ts";
 
 /**

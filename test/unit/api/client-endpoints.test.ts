@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createPayoutApi, type PayoutApi, PayoutApiError } from "../../../src/api/index.ts";
+import { createPayoutApi, type PayoutApi, PayoutApiError } from "#src/api/index.js";
 import { type FakeApi, json, ok, startFakeApi } from "./fake-api.ts";
 import { notesData, notesFixture } from "./fixtures/load.ts";
 import * as spec from "./fixtures/spec-shapes.ts";

@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createPayoutApi, type PayoutApi, PayoutApiError } from "../../../src/api/index.ts";
-import { createLogger } from "../../../src/log/logger.ts";
-import { freePort } from "../../../src/standins/local/redis-server.ts";
+import { createPayoutApi, type PayoutApi, PayoutApiError } from "#src/api/index.js";
+import { createLogger } from "#src/log/logger.js";
+import { freePort } from "#src/standins/local/redis-server.js";
 import {
   type FakeApi,
   fail,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createQuoteOnce, type OrderListItem, PayoutApiError, type Quote } from "../../../src/api/index.ts";
-import type { QuoteReader } from "../../../src/api/quote-once.ts";
+import { createQuoteOnce, type OrderListItem, PayoutApiError, type Quote } from "#src/api/index.js";
+import type { QuoteReader } from "#src/api/quote-once.js";
 
 /** The payout API is the outside world here: a stand-in that records calls and answers as told. */
 const REFERENCE = "tg-0123456789abcdef01234567";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelay, DEFAULT_RETRY, parseRetryAfter } from "../../../src/api/retry.ts";
+import { backoffDelay, DEFAULT_RETRY, parseRetryAfter } from "#src/api/retry.js";
 
 describe("backoff", () => {
   const policy = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 1_000 };

@@ -23,7 +23,7 @@ import {
   webhookRegistrationSchema,
   webhookRequestSchema,
   zaBankListSchema,
-} from "../../../src/api/index.ts";
+} from "#src/api/index.js";
 import { notesData, notesFixture } from "./fixtures/load.ts";
 import * as spec from "./fixtures/spec-shapes.ts";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { createPayoutApi, PayoutApiError, ServerClock } from "../../../src/api/index.ts";
-import { describeApiError, validationMessageKey } from "../../../src/bot/flow/api-errors.ts";
-import { createTranslator } from "../../../src/i18n/index.ts";
-import { createLogger } from "../../../src/log/logger.ts";
-import { startSandbox } from "../../../src/standins/sandbox/index.ts";
+import { createPayoutApi, PayoutApiError, ServerClock } from "#src/api/index.js";
+import { describeApiError, validationMessageKey } from "#src/bot/flow/api-errors.js";
+import { createTranslator } from "#src/i18n/index.js";
+import { createLogger } from "#src/log/logger.js";
+import { startSandbox } from "#src/standins/sandbox/index.js";
 
 describe("ServerClock: the API's time from its Date headers", () => {
   it("is our clock until an answer arrives, then our clock plus the server's offset", () => {

@@ -9,7 +9,7 @@ import {
   transactionSchema,
   userProfileSchema,
   walletListSchema,
-} from "../../../src/api/index.ts";
+} from "#src/api/index.js";
 import { type FakeApi, json, startFakeApi } from "./fake-api.ts";
 import * as spec from "./fixtures/spec-shapes.ts";
 

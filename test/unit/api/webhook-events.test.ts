@@ -7,7 +7,7 @@ import {
   eventTransaction,
   parseWebhookEvent,
   type WebhookEvent,
-} from "../../../src/api/index.ts";
+} from "#src/api/index.js";
 import { notesFixture } from "./fixtures/load.ts";
 import * as spec from "./fixtures/spec-shapes.ts";
 

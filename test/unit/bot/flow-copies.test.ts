@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCopy } from "../../../src/bot/flow/wait.ts";
+import { isCopy } from "#src/bot/flow/wait.js";
 
 /** Copy adoption (docs/architecture.md, "Copies of a screen"): which pressed messages count as the current screen. */
 describe("a copy of the current screen", () => {

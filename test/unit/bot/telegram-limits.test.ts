@@ -6,10 +6,10 @@ import {
   fitPlain,
   TELEGRAM_CAPTION_LIMIT,
   TELEGRAM_TEXT_LIMIT,
-} from "../../../src/bot/telegram-limits.ts";
-import { AnsweredQueries } from "../../../src/bot/telegram-transformers.ts";
-import { createLogger } from "../../../src/log/logger.ts";
-import { parseHtml } from "../../../src/standins/local/telegram-emulator/index.ts";
+} from "#src/bot/telegram-limits.js";
+import { AnsweredQueries } from "#src/bot/telegram-transformers.js";
+import { createLogger } from "#src/log/logger.js";
+import { parseHtml } from "#src/standins/local/telegram-emulator/index.js";
 
 /** Telegram's own view of an HTML text: parses (throws like Telegram on broken markup) and counts UTF-16 units. */
 const visible = (html: string) => parseHtml(html).text;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { QUOTE_MAX_GRAPHEMES, quoteInput } from "../../../src/i18n/index.ts";
+import { QUOTE_MAX_GRAPHEMES, quoteInput } from "#src/i18n/index.js";
 
 describe("quoteInput", () => {
   it("escapes short text and folds whitespace", () => {

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../../../src/log/logger.ts";
-import { maskDigits, scrubText } from "../../../src/log/mask.ts";
+import { createLogger } from "#src/log/logger.js";
+import { maskDigits, scrubText } from "#src/log/mask.js";
 
 function capture() {
   const lines: string[] = [];

@@ -10,7 +10,7 @@ import {
   isMinorAmount,
   isoOf,
   toMajorString,
-} from "../../../src/money/index.ts";
+} from "#src/money/index.js";
 
 describe("currency table", () => {
   it("describes every API code", () => {

@@ -6,7 +6,7 @@ import {
   formatMoney,
   formatSats,
   resolveNumberLocale,
-} from "../../../src/money/index.ts";
+} from "#src/money/index.js";
 
 const BOT_LOCALES = ["en", "fr", "es", "pcm", "yo", "ha", "ig", "sw", "zu", "ak"];
 /** fr groups with a narrow no-break space. */

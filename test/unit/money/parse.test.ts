@@ -8,7 +8,7 @@ import {
   type ParseAmountOptions,
   parseAmount,
   toMajorString,
-} from "../../../src/money/index.ts";
+} from "#src/money/index.js";
 
 const NGN: ParseAmountOptions = { currency: "NGNKOBO" };
 const LOCALES = ["en", "fr", "es", "pcm", "yo", "ha", "ig", "sw", "zu", "ak", "en-ZA", "de", "de-CH"];

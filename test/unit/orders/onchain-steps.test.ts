@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { confirmationSteps, isPendingOnchain } from "../../../src/orders/mapping.ts";
+import { confirmationSteps, isPendingOnchain } from "#src/orders/mapping.js";
 
 describe("on-chain confirmation stages", () => {
   it("fills in the counts a check did not see one by one, before the state it found", () => {

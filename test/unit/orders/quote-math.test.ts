@@ -1,14 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { quoteSchema } from "../../../src/api/schemas/quote.ts";
-import { type FiatCurrencyCode, formatMoney, parseAmount } from "../../../src/money/index.ts";
+import { quoteSchema } from "#src/api/schemas/quote.js";
+import { type FiatCurrencyCode, formatMoney, parseAmount } from "#src/money/index.js";
 import {
   fiatAtRate,
   type QuoteSide,
   quoteAmounts,
   quoteBreakdown,
   SATS_PER_BTC,
-} from "../../../src/orders/quote-math.ts";
+} from "#src/orders/quote-math.js";
 
 /** Every corridor the bot quotes: four payouts (sats → local money) and the purchase (naira → sats). */
 const CORRIDORS: ReadonlyArray<{

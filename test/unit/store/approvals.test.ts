@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ApprovalPayload } from "../../../src/store/approval-record.ts";
-import { ApprovalRepository } from "../../../src/store/approvals.ts";
+import type { ApprovalPayload } from "#src/store/approval-record.js";
+import { ApprovalRepository } from "#src/store/approvals.js";
 import { freshRedis } from "../../support/redis.ts";
 
 /** The four-eyes gate of treasury withdrawals, against a real Redis with explicit clock values. */

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CompressedRedisStorage } from "../../../src/store/compressed-storage.ts";
+import { CompressedRedisStorage } from "#src/store/compressed-storage.js";
 import { freshRedis } from "../../support/redis.ts";
 
 describe("CompressedRedisStorage", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../../src/config.ts";
-import { parseRedisUrl } from "../../../src/store/connection.ts";
+import { loadConfig } from "#src/config.js";
+import { parseRedisUrl } from "#src/store/connection.js";
 
 describe("REDIS_URL", () => {
   it("passes a single server's URL to ioredis as it is", () => {

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IncomingLimiter, keys } from "../../../src/store/index.ts";
+import { IncomingLimiter, keys } from "#src/store/index.js";
 import { freshRedis } from "../../support/redis.ts";
 
 describe("IncomingLimiter (real Redis)", () => {

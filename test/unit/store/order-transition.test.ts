@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createStore, type NewOrder, type Store } from "../../../src/store/index.ts";
+import { createStore, type NewOrder, type Store } from "#src/store/index.js";
 import { freshRedis } from "../../support/redis.ts";
 
 const order: NewOrder = {

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryRedis } from "../../../src/standins/local/memory-redis.ts";
-import { Outbox } from "../../../src/store/outbox.ts";
+import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
+import { Outbox } from "#src/store/outbox.js";
 import { freshRedis } from "../../support/redis.ts";
 
 /**

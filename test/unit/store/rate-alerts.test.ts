@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createMemoryRedis } from "../../../src/standins/local/memory-redis.ts";
-import { keys, MAX_RATE_ALERTS, RateAlertLimitError, RateAlertRepository } from "../../../src/store/index.ts";
+import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
+import { keys, MAX_RATE_ALERTS, RateAlertLimitError, RateAlertRepository } from "#src/store/index.js";
 import { freshRedis } from "../../support/redis.ts";
 
 // The add and claim scripts run on real Redis and on local mode's in-memory stand-in (ioredis-mock's Lua).

@@ -1,12 +1,12 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { keys } from "../../../src/store/keys.ts";
+import { keys } from "#src/store/keys.js";
 import {
   MAX_OPEN_REQUESTS,
   type NewMoneyRequest,
   RequestLimitError,
   RequestRepository,
-} from "../../../src/store/requests.ts";
+} from "#src/store/requests.js";
 import { freshRedis } from "../../support/redis.ts";
 
 const DAY = 24 * 3600 * 1000;

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createMemoryRedis } from "../../../src/standins/local/memory-redis.ts";
-import { InFlightError, keys, ProcessRegistry, type RunContext, runOnce } from "../../../src/store/index.ts";
+import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
+import { InFlightError, keys, ProcessRegistry, type RunContext, runOnce } from "#src/store/index.js";
 import { freshRedis } from "../../support/redis.ts";
 
 /** A pending action that only finishes when told to (a process that dies mid-action never tells it). */

@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { HISTORY_OFFSET, historyData } from "../../../src/bot/account/callback-data/history.ts";
-import { priceData } from "../../../src/bot/account/callback-data/price.ts";
+import { HISTORY_OFFSET, historyData } from "#src/bot/account/callback-data/history.js";
+import { priceData } from "#src/bot/account/callback-data/price.js";
 import {
   RECIPIENT_ID,
   RECIPIENTS_OFFSET,
   recipientsData,
-} from "../../../src/bot/account/callback-data/recipients.ts";
-import { statusData } from "../../../src/bot/account/callback-data/status.ts";
-import { buyData } from "../../../src/bot/buy/callback-data.ts";
-import { cancelData, languageData, menuData } from "../../../src/bot/flow/menu-data.ts";
-import { linkData, newlinkData } from "../../../src/bot/merchant/callback-data.ts";
-import { alertData, approvalData, broadcastData, withdrawData } from "../../../src/bot/ops/callback-data.ts";
+} from "#src/bot/account/callback-data/recipients.js";
+import { statusData } from "#src/bot/account/callback-data/status.js";
+import { buyData } from "#src/bot/buy/callback-data.js";
+import { cancelData, languageData, menuData } from "#src/bot/flow/menu-data.js";
+import { linkData, newlinkData } from "#src/bot/merchant/callback-data.js";
+import { alertData, approvalData, broadcastData, withdrawData } from "#src/bot/ops/callback-data.js";
 import {
   PAYOUT_FLOW_DATA,
   payoutAction,
@@ -18,9 +18,9 @@ import {
   payoutConfirmData,
   payoutCountryData,
   payoutZaBankData,
-} from "../../../src/bot/payout/callback-data.ts";
-import { parseOrderCallback } from "../../../src/orders/index.ts";
-import { CallbackDataTooLongError, defineCallbackData, int } from "../../../src/telegram/callback-data.ts";
+} from "#src/bot/payout/callback-data.js";
+import { parseOrderCallback } from "#src/orders/index.js";
+import { CallbackDataTooLongError, defineCallbackData, int } from "#src/telegram/callback-data.js";
 
 describe("typed callback data", () => {
   it("packs, unpacks and filters", () => {

@@ -1,10 +1,10 @@
 import type { Update } from "grammy/types";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createLogger } from "../../../src/log/logger.ts";
-import { createMemoryRedis } from "../../../src/standins/local/memory-redis.ts";
-import { keys, ProcessRegistry, StaleLeaseError, UpdateRepository } from "../../../src/store/index.ts";
-import { chatOfUpdate, createCallRecorder, createUpdateInbox } from "../../../src/updates/index.ts";
+import { createLogger } from "#src/log/logger.js";
+import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
+import { keys, ProcessRegistry, StaleLeaseError, UpdateRepository } from "#src/store/index.js";
+import { chatOfUpdate, createCallRecorder, createUpdateInbox } from "#src/updates/index.js";
 import { freshRedis } from "../../support/redis.ts";
 
 const logger = createLogger({ level: "silent", pretty: false });

@@ -1,4 +1,4 @@
-import { defineCallbackData, oneOf } from "../../../telegram/callback-data.ts";
+import { defineCallbackData, oneOf } from "#src/telegram/callback-data.js";
 
 const COUNTRY = oneOf("NG", "KE", "ZA", "GH");
 

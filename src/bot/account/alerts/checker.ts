@@ -1,10 +1,10 @@
 import type { Api } from "grammy";
-import type { PayoutApi } from "../../../api/index.ts";
-import { intlLocale, type LanguageCode, type Translator } from "../../../i18n/index.ts";
-import type { Logger } from "../../../log/logger.ts";
-import { COUNTRIES } from "../../../money/index.ts";
-import type { RateAlert, Store } from "../../../store/index.ts";
-import { PriceService, satsValue } from "../../rules/price.ts";
+import type { PayoutApi } from "#src/api/index.js";
+import { PriceService, satsValue } from "#src/bot/rules/price.js";
+import { intlLocale, type LanguageCode, type Translator } from "#src/i18n/index.js";
+import type { Logger } from "#src/log/logger.js";
+import { COUNTRIES } from "#src/money/index.js";
+import type { RateAlert, Store } from "#src/store/index.js";
 import { ALERT_SATS, firedAlert } from "./render.ts";
 
 interface RateAlertCheckerDeps {

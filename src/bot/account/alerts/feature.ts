@@ -1,9 +1,9 @@
 import { Composer } from "grammy";
-import type { Country } from "../../../money/index.ts";
-import type { BotContext } from "../../context.ts";
-import { enterFlow, FLOWS, leaveFlows } from "../../flow/enter.ts";
-import type { Feature } from "../../flow/feature.ts";
-import { parseCountryArgument } from "../price.ts";
+import { parseCountryArgument } from "#src/bot/account/price.js";
+import type { BotContext } from "#src/bot/context.js";
+import { enterFlow, FLOWS, leaveFlows } from "#src/bot/flow/enter.js";
+import type { Feature } from "#src/bot/flow/feature.js";
+import type { Country } from "#src/money/index.js";
 import { rateAlertDeleteData, rateAlertNewData, rateAlertSendData } from "./callback-data.ts";
 import { RATE_ALERT_CONVERSATION, rateAlertConversation } from "./flow.ts";
 import { alertsScreen } from "./render.ts";

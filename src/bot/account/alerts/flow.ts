@@ -1,15 +1,9 @@
 import { createConversation } from "@grammyjs/conversations";
-import {
-  COUNTRY_FLAGS,
-  type Country,
-  currencyOfCountry,
-  isCountry,
-  parseAmount,
-} from "../../../money/index.ts";
-import { MAX_RATE_ALERTS, RateAlertLimitError } from "../../../store/index.ts";
-import type { BotContext, FlowContext, FlowConversation } from "../../context.ts";
-import { askScreen, clearButtons } from "../../flow/screen.ts";
-import { priceServiceFor, satsValue } from "../../rules/price.ts";
+import type { BotContext, FlowContext, FlowConversation } from "#src/bot/context.js";
+import { askScreen, clearButtons } from "#src/bot/flow/screen.js";
+import { priceServiceFor, satsValue } from "#src/bot/rules/price.js";
+import { COUNTRY_FLAGS, type Country, currencyOfCountry, isCountry, parseAmount } from "#src/money/index.js";
+import { MAX_RATE_ALERTS, RateAlertLimitError } from "#src/store/index.js";
 import { ALERT_SATS, alertMoney, alertSats } from "./render.ts";
 
 export const RATE_ALERT_CONVERSATION = "ratealert";

@@ -1,13 +1,7 @@
 import { InlineKeyboard } from "grammy";
-import { escapeHtml, type TFunction } from "../../../i18n/index.ts";
-import {
-  COUNTRIES,
-  COUNTRY_FLAGS,
-  type Country,
-  currencyOfCountry,
-  formatMoney,
-} from "../../../money/index.ts";
-import { MAX_RATE_ALERTS, type RateAlert } from "../../../store/index.ts";
+import { escapeHtml, type TFunction } from "#src/i18n/index.js";
+import { COUNTRIES, COUNTRY_FLAGS, type Country, currencyOfCountry, formatMoney } from "#src/money/index.js";
+import { MAX_RATE_ALERTS, type RateAlert } from "#src/store/index.js";
 import { rateAlertDeleteData, rateAlertNewData, rateAlertSendData } from "./callback-data.ts";
 
 /** Alerts compare what this many sats buy: a round amount people picture ("100,000 sats buy ₦…"). */

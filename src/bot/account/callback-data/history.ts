@@ -1,4 +1,4 @@
-import { defineCallbackData, ID, int, oneOf } from "../../../telegram/callback-data.ts";
+import { defineCallbackData, ID, int, oneOf } from "#src/telegram/callback-data.js";
 
 /**
  * /history buttons: "hist:<action>:<value>".

@@ -1,5 +1,5 @@
-import { COUNTRIES } from "../../../money/index.ts";
-import { defineCallbackData, oneOf } from "../../../telegram/callback-data.ts";
+import { COUNTRIES } from "#src/money/index.js";
+import { defineCallbackData, oneOf } from "#src/telegram/callback-data.js";
 
 /** /price country switcher: "price:<NG|KE|ZA|GH>". */
 export const priceData = defineCallbackData("price", { country: oneOf(...COUNTRIES) });

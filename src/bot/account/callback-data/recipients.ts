@@ -1,4 +1,4 @@
-import { defineCallbackData, int, oneOf } from "../../../telegram/callback-data.ts";
+import { defineCallbackData, int, oneOf } from "#src/telegram/callback-data.js";
 
 /**
  * /recipients buttons: "rcp:<action>:<value>". Values are short server-side ids (recipient id, list offset).

@@ -1,4 +1,4 @@
-import { defineCallbackData, ID, oneOf } from "../../../telegram/callback-data.ts";
+import { defineCallbackData, ID, oneOf } from "#src/telegram/callback-data.js";
 
 /** A repeat's id (8 hex digits, server side). */
 const REPEAT_ID = /[0-9a-f]{8}/;

@@ -1,8 +1,8 @@
-import type { Country } from "../../../money/index.ts";
-import { COUNTRY_TIME_ZONES } from "../../../money/index.ts";
-import type { Recipient, Repeat } from "../../../store/index.ts";
-import type { BotContext, FlowContext } from "../../context.ts";
-import { userClock } from "../clock.ts";
+import { userClock } from "#src/bot/account/clock.js";
+import type { BotContext, FlowContext } from "#src/bot/context.js";
+import type { Country } from "#src/money/index.js";
+import { COUNTRY_TIME_ZONES } from "#src/money/index.js";
+import type { Recipient, Repeat } from "#src/store/index.js";
 import { nextDueAt, summaryText, type View, whenText } from "./render.ts";
 import { type Cadence, dayIn, dueAt } from "./schedule.ts";
 

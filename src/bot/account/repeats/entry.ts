@@ -1,5 +1,5 @@
 import { InlineKeyboard } from "grammy";
-import type { TFunction } from "../../../i18n/index.ts";
+import type { TFunction } from "#src/i18n/index.js";
 import { repeatNewData } from "./callback-data.ts";
 
 /** The 🔁 button of a saved recipient's row in /recipients: asks week or month, then the amount. */

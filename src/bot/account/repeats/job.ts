@@ -1,8 +1,8 @@
 import { type Api, GrammyError } from "grammy";
-import { intlLocale, type LanguageCode } from "../../../i18n/index.ts";
-import type { Logger } from "../../../log/logger.ts";
-import type { Repeat, RepeatSnapshot } from "../../../store/index.ts";
-import type { BotDeps } from "../../context.ts";
+import type { BotDeps } from "#src/bot/context.js";
+import { intlLocale, type LanguageCode } from "#src/i18n/index.js";
+import type { Logger } from "#src/log/logger.js";
+import type { Repeat, RepeatSnapshot } from "#src/store/index.js";
 import { dueCardKeyboard, dueCardText, nextDueAt, scheduleOf, summaryText, type View } from "./render.ts";
 import { catchUp, dueAt } from "./schedule.ts";
 

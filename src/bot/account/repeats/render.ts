@@ -1,5 +1,6 @@
 import { InlineKeyboard } from "grammy";
-import type { TFunction } from "../../../i18n/index.ts";
+import { maskedLabel } from "#src/bot/account/recipients.js";
+import type { TFunction } from "#src/i18n/index.js";
 import {
   COUNTRY_FLAGS,
   COUNTRY_TIME_ZONES,
@@ -7,9 +8,8 @@ import {
   formatDateTime,
   formatMoney,
   isCurrencyCode,
-} from "../../../money/index.ts";
-import type { Repeat } from "../../../store/index.ts";
-import { maskedLabel } from "../recipients.ts";
+} from "#src/money/index.js";
+import type { Repeat } from "#src/store/index.js";
 import { type RepeatAction, repeatData } from "./callback-data.ts";
 import { dueAt, type Schedule } from "./schedule.ts";
 

@@ -1,14 +1,14 @@
 import { createConversation } from "@grammyjs/conversations";
 import { InlineKeyboard, InputFile } from "grammy";
 import QRCode from "qrcode";
-import { isPayoutApiError, PAYOUT_API_ERROR_KINDS, PayoutApiError, type Speed } from "../../../api/index.ts";
-import { escapeHtml } from "../../../i18n/index.ts";
-import { formatMoney } from "../../../money/index.ts";
-import type { BotContext, BotDeps, FlowContext, FlowConversation } from "../../context.ts";
-import { describeApiError, validationMessageKey } from "../../flow/api-errors.ts";
-import { FLOWS } from "../../flow/enter.ts";
-import { mainMenuKeyboard } from "../../flow/main-menu.ts";
-import { shortAddress } from "../../rules/bitcoin-address.ts";
+import { isPayoutApiError, PAYOUT_API_ERROR_KINDS, PayoutApiError, type Speed } from "#src/api/index.js";
+import type { BotContext, BotDeps, FlowContext, FlowConversation } from "#src/bot/context.js";
+import { describeApiError, validationMessageKey } from "#src/bot/flow/api-errors.js";
+import { FLOWS } from "#src/bot/flow/enter.js";
+import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
+import { shortAddress } from "#src/bot/rules/bitcoin-address.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatMoney } from "#src/money/index.js";
 import { ask, askAddress, askAmount, askCallbackUrl, askLine, askSpeed } from "./prompts.ts";
 
 interface LinkDraft {

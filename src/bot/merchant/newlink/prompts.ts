@@ -1,13 +1,13 @@
-import type { Speed } from "../../../api/index.ts";
-import { quoteInput } from "../../../i18n/index.ts";
-import { formatMoney, parseAmount } from "../../../money/index.ts";
-import type { FlowContext, FlowConversation } from "../../context.ts";
-import { askAddress as askOnchainAddress, askSpeed as askOnchainSpeed } from "../../flow/onchain-steps.ts";
-import { askScreen, clearButtons, type ScreenButton, type ScreenInput } from "../../flow/screen.ts";
-import { addressPrefixesText } from "../../rules/bitcoin-address.ts";
-import { MIN_ONCHAIN_SATS } from "../../rules/onchain.ts";
-import { minorFor, priceServiceFor } from "../../rules/price.ts";
-import { newlinkData } from "../callback-data.ts";
+import type { Speed } from "#src/api/index.js";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { askAddress as askOnchainAddress, askSpeed as askOnchainSpeed } from "#src/bot/flow/onchain-steps.js";
+import { askScreen, clearButtons, type ScreenButton, type ScreenInput } from "#src/bot/flow/screen.js";
+import { newlinkData } from "#src/bot/merchant/callback-data.js";
+import { addressPrefixesText } from "#src/bot/rules/bitcoin-address.js";
+import { MIN_ONCHAIN_SATS } from "#src/bot/rules/onchain.js";
+import { minorFor, priceServiceFor } from "#src/bot/rules/price.js";
+import { quoteInput } from "#src/i18n/index.js";
+import { formatMoney, parseAmount } from "#src/money/index.js";
 
 /** Room for the API's ~0.6% fee above the smallest on-chain settlement. */
 const FEE_ROOM = 1.01;

@@ -1,14 +1,14 @@
 import { type Api, InlineKeyboard } from "grammy";
-import type { PayoutApi } from "../../../api/index.ts";
-import type { OpsAlert } from "../../../events/index.ts";
-import type { RawRequestHandler } from "../../../http/server.ts";
-import { intlLocale, resolveLanguage } from "../../../i18n/index.ts";
-import type { Metrics } from "../../../metrics.ts";
-import type { BotDeps } from "../../context.ts";
-import type { AnyAlert } from "../../rules/alert-types.ts";
-import { readBackRefund, syncRefundFromApproval } from "../refund/settlement.ts";
-import { namesFor, renderApprovalCard } from "../treasury/card.ts";
-import { expireApprovals } from "../treasury/treasury.ts";
+import type { PayoutApi } from "#src/api/index.js";
+import type { BotDeps } from "#src/bot/context.js";
+import { readBackRefund, syncRefundFromApproval } from "#src/bot/ops/refund/settlement.js";
+import { namesFor, renderApprovalCard } from "#src/bot/ops/treasury/card.js";
+import { expireApprovals } from "#src/bot/ops/treasury/treasury.js";
+import type { AnyAlert } from "#src/bot/rules/alert-types.js";
+import type { OpsAlert } from "#src/events/index.js";
+import type { RawRequestHandler } from "#src/http/server.js";
+import { intlLocale, resolveLanguage } from "#src/i18n/index.js";
+import type { Metrics } from "#src/metrics.js";
 import { raiseAlert } from "./queue.ts";
 import { alertButtons, alertLine, parseLowBalanceThresholds } from "./render.ts";
 

@@ -1,5 +1,5 @@
-import type { BotDeps } from "../../context.ts";
-import type { AnyAlert } from "../../rules/alert-types.ts";
+import type { BotDeps } from "#src/bot/context.js";
+import type { AnyAlert } from "#src/bot/rules/alert-types.js";
 
 /** Queue an ops alert: any process (and any service, not only the alerts loop) may; the loop posts them in batches. */
 export async function raiseAlert(

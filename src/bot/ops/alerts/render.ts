@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
-import { escapeHtml } from "../../../i18n/index.ts";
-import { byIso, formatMoney } from "../../../money/index.ts";
-import type { Store } from "../../../store/index.ts";
-import type { AnyAlert } from "../../rules/alert-types.ts";
-import { ALERT_ACTIONS, alertData } from "../callback-data.ts";
+import { ALERT_ACTIONS, alertData } from "#src/bot/ops/callback-data.js";
+import type { AnyAlert } from "#src/bot/rules/alert-types.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { byIso, formatMoney } from "#src/money/index.js";
+import type { Store } from "#src/store/index.js";
 
 const ORDER_ID = /^[A-Za-z0-9_-]{1,48}$/;
 const REF_TTL_SECONDS = 7 * 24 * 3600;

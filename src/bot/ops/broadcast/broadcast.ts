@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Api, GrammyError } from "grammy";
-import type { Store } from "../../../store/index.ts";
-import type { BotDeps } from "../../context.ts";
+import type { BotDeps } from "#src/bot/context.js";
+import type { Store } from "#src/store/index.js";
 
 /**
  * Ops broadcasts: one at a time across all processes (a Redis lock), delivered in the background at a steady

@@ -1,9 +1,9 @@
 import { createConversation } from "@grammyjs/conversations";
 import { InlineKeyboard } from "grammy";
-import type { BotContext, FlowContext, FlowConversation } from "../../context.ts";
-import { FLOWS } from "../../flow/enter.ts";
-import { broadcastData } from "../callback-data.ts";
-import { askText } from "../withdraw/prompt.ts";
+import type { BotContext, FlowContext, FlowConversation } from "#src/bot/context.js";
+import { FLOWS } from "#src/bot/flow/enter.js";
+import { broadcastData } from "#src/bot/ops/callback-data.js";
+import { askText } from "#src/bot/ops/withdraw/prompt.js";
 import { saveDraft } from "./broadcast.ts";
 
 /** Leave room under Telegram's 4096 characters. */

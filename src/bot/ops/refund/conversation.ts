@@ -1,10 +1,10 @@
-import { escapeHtml } from "../../../i18n/index.ts";
-import { formatMoney } from "../../../money/index.ts";
-import { refundableSats, renderRefundCard } from "../../../orders/index.ts";
-import type { OrderRecord, RefundRecord } from "../../../store/index.ts";
-import type { FlowContext, FlowConversation } from "../../context.ts";
-import { cancelButton } from "../../flow/main-menu.ts";
-import { waitForText } from "../../flow/screen.ts";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { cancelButton } from "#src/bot/flow/main-menu.js";
+import { waitForText } from "#src/bot/flow/screen.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatMoney } from "#src/money/index.js";
+import { refundableSats, renderRefundCard } from "#src/orders/index.js";
+import type { OrderRecord, RefundRecord } from "#src/store/index.js";
 import { type Destination, MAX_DESTINATION_LENGTH, resolveDestination } from "./destination.ts";
 import { openRefund, proceedRefund, refundOpening } from "./refunds.ts";
 

@@ -1,6 +1,10 @@
-import { maskInvoice } from "../../../orders/index.ts";
-import type { BotDeps } from "../../context.ts";
-import { type DecodedInvoice, decodeLightningInvoice, invoiceFitsNetwork } from "../treasury/treasury.ts";
+import type { BotDeps } from "#src/bot/context.js";
+import {
+  type DecodedInvoice,
+  decodeLightningInvoice,
+  invoiceFitsNetwork,
+} from "#src/bot/ops/treasury/treasury.js";
+import { maskInvoice } from "#src/orders/index.js";
 import { invoiceForAddress, type LightningAddress, LnurlError, parseLightningAddress } from "./lnurl.ts";
 
 /**

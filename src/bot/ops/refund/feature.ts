@@ -1,10 +1,10 @@
 import { createConversation } from "@grammyjs/conversations";
 import { Composer } from "grammy";
-import { offersRefund, parseOrderCallback, REFUND_CALLBACK_PATTERN } from "../../../orders/index.ts";
-import { RETRYABLE_REFUND_STATES } from "../../../store/index.ts";
-import type { BotContext, FlowContext } from "../../context.ts";
-import { FLOWS } from "../../flow/enter.ts";
-import type { Feature } from "../../flow/feature.ts";
+import type { BotContext, FlowContext } from "#src/bot/context.js";
+import { FLOWS } from "#src/bot/flow/enter.js";
+import type { Feature } from "#src/bot/flow/feature.js";
+import { offersRefund, parseOrderCallback, REFUND_CALLBACK_PATTERN } from "#src/orders/index.js";
+import { RETRYABLE_REFUND_STATES } from "#src/store/index.js";
 import { type RefundArgs, refundFlow } from "./conversation.ts";
 
 /**

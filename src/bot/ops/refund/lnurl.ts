@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { request } from "undici";
-import { type DecodedInvoice, decodeLightningInvoice } from "../treasury/treasury.ts";
+import { type DecodedInvoice, decodeLightningInvoice } from "#src/bot/ops/treasury/treasury.js";
 
 /**
  * Lightning address → invoice through LNURL-pay (LUD-16 / LUD-06): GET https://<domain>/.well-known/lnurlp/<user>,

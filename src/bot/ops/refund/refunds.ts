@@ -1,12 +1,12 @@
 import type { Api } from "grammy";
-import { isPayoutApiError } from "../../../api/index.ts";
-import { intlLocale, resolveLanguage } from "../../../i18n/index.ts";
-import { scrubText } from "../../../log/mask.ts";
-import { refundableSats } from "../../../orders/index.ts";
-import type { OrderRecord, RefundRecord, RefundState } from "../../../store/index.ts";
-import type { BotDeps } from "../../context.ts";
-import { namesFor, renderApprovalCard } from "../treasury/card.ts";
-import { requestWithdrawal } from "../treasury/treasury.ts";
+import { isPayoutApiError } from "#src/api/index.js";
+import type { BotDeps } from "#src/bot/context.js";
+import { namesFor, renderApprovalCard } from "#src/bot/ops/treasury/card.js";
+import { requestWithdrawal } from "#src/bot/ops/treasury/treasury.js";
+import { intlLocale, resolveLanguage } from "#src/i18n/index.js";
+import { scrubText } from "#src/log/mask.js";
+import { refundableSats } from "#src/orders/index.js";
+import type { OrderRecord, RefundRecord, RefundState } from "#src/store/index.js";
 import type { Destination } from "./destination.ts";
 import { publishRefund } from "./settlement.ts";
 

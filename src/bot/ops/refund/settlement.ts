@@ -1,11 +1,11 @@
 import type { Api } from "grammy";
-import { transactionSchema } from "../../../api/index.ts";
-import { intlLocale } from "../../../i18n/index.ts";
-import { languageResolver } from "../../../i18n/language-of.ts";
-import { scrubText } from "../../../log/mask.ts";
-import { renderRefundCard, renderRefundReceipt, renderStatusCard } from "../../../orders/index.ts";
-import type { ApprovalRecord, RefundRecord } from "../../../store/index.ts";
-import { raiseAlert } from "../alerts/queue.ts";
+import { transactionSchema } from "#src/api/index.js";
+import { raiseAlert } from "#src/bot/ops/alerts/queue.js";
+import { intlLocale } from "#src/i18n/index.js";
+import { languageResolver } from "#src/i18n/language-of.js";
+import { scrubText } from "#src/log/mask.js";
+import { renderRefundCard, renderRefundReceipt, renderStatusCard } from "#src/orders/index.js";
+import type { ApprovalRecord, RefundRecord } from "#src/store/index.js";
 import type { RefundDeps } from "./refunds.ts";
 
 /**

@@ -1,9 +1,9 @@
 import { InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
-import { escapeHtml } from "../../../i18n/index.ts";
-import { formatMoney, formatOpsTime } from "../../../money/index.ts";
-import type { ApprovalPayload, ApprovalRecord, UserRepository } from "../../../store/index.ts";
-import { APPROVAL_ACTIONS, approvalData } from "../callback-data.ts";
+import { APPROVAL_ACTIONS, approvalData } from "#src/bot/ops/callback-data.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { formatMoney, formatOpsTime } from "#src/money/index.js";
+import type { ApprovalPayload, ApprovalRecord, UserRepository } from "#src/store/index.js";
 
 /**
  * The approval request as posted in the admin group, re-rendered (edited in place) at every state change. The

@@ -1,9 +1,9 @@
-import type { ApprovalRecord } from "../../../store/index.ts";
-import type { BotContext } from "../../context.ts";
-import { FLOWS } from "../../flow/enter.ts";
-import { APPROVAL_ACTIONS, approvalData } from "../callback-data.ts";
-import { type OpsComposer, replyHtml } from "../command-tools.ts";
-import { syncRefundFromApproval } from "../refund/settlement.ts";
+import type { BotContext } from "#src/bot/context.js";
+import { FLOWS } from "#src/bot/flow/enter.js";
+import { APPROVAL_ACTIONS, approvalData } from "#src/bot/ops/callback-data.js";
+import { type OpsComposer, replyHtml } from "#src/bot/ops/command-tools.js";
+import { syncRefundFromApproval } from "#src/bot/ops/refund/settlement.js";
+import type { ApprovalRecord } from "#src/store/index.js";
 import { namesFor, renderApprovalCard } from "./card.ts";
 import { claimApproval, executeApproval, rejectWithdrawal } from "./treasury.ts";
 

@@ -1,10 +1,10 @@
 import { decode } from "light-bolt11-decoder";
-import { isPayoutApiError } from "../../../api/index.ts";
-import { maskDigits, scrubText } from "../../../log/mask.ts";
-import type { ApprovalPayload, ApprovalRecord, ApproveOutcome, RejectOutcome } from "../../../store/index.ts";
-import { keys } from "../../../store/index.ts";
-import type { BotDeps } from "../../context.ts";
-import { type BankEntry, createBankSearch } from "../../rules/banks.ts";
+import { isPayoutApiError } from "#src/api/index.js";
+import type { BotDeps } from "#src/bot/context.js";
+import { type BankEntry, createBankSearch } from "#src/bot/rules/banks.js";
+import { maskDigits, scrubText } from "#src/log/mask.js";
+import type { ApprovalPayload, ApprovalRecord, ApproveOutcome, RejectOutcome } from "#src/store/index.js";
+import { keys } from "#src/store/index.js";
 
 /**
  * Treasury withdrawals with four eyes: a request is stored (with an expiry) and posted to the admin group; only a

@@ -1,7 +1,7 @@
-import { formatMoney } from "../../../money/index.ts";
-import type { ApprovalPayload } from "../../../store/index.ts";
-import type { FlowContext, FlowConversation } from "../../context.ts";
-import { decodeLightningInvoice, invoiceFitsNetwork } from "../treasury/treasury.ts";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { decodeLightningInvoice, invoiceFitsNetwork } from "#src/bot/ops/treasury/treasury.js";
+import { formatMoney } from "#src/money/index.js";
+import type { ApprovalPayload } from "#src/store/index.js";
 import { askText } from "./prompt.ts";
 
 /** Leave the approver time to act: an invoice expiring sooner than this is refused up front. */

@@ -1,9 +1,9 @@
 import { createConversation } from "@grammyjs/conversations";
-import type { BotContext, FlowContext, FlowConversation } from "../../context.ts";
-import { FLOWS } from "../../flow/enter.ts";
-import { clearButtons } from "../../flow/screen.ts";
-import { describePayload, namesFor, renderApprovalCard } from "../treasury/card.ts";
-import { requestWithdrawal } from "../treasury/treasury.ts";
+import type { BotContext, FlowContext, FlowConversation } from "#src/bot/context.js";
+import { FLOWS } from "#src/bot/flow/enter.js";
+import { clearButtons } from "#src/bot/flow/screen.js";
+import { describePayload, namesFor, renderApprovalCard } from "#src/bot/ops/treasury/card.js";
+import { requestWithdrawal } from "#src/bot/ops/treasury/treasury.js";
 import { collectBtcWithdrawal } from "./btc.ts";
 import { collectNgnWithdrawal } from "./ngn.ts";
 import { askButtons } from "./prompt.ts";

@@ -1,10 +1,10 @@
-import { isPayoutApiError, type NameEnquiry } from "../../../api/index.ts";
-import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
-import { formatMoney, parseAmount } from "../../../money/index.ts";
-import type { ApprovalPayload } from "../../../store/index.ts";
-import type { FlowContext, FlowConversation } from "../../context.ts";
-import type { BankEntry } from "../../rules/banks.ts";
-import { searchBanks } from "../treasury/treasury.ts";
+import { isPayoutApiError, type NameEnquiry } from "#src/api/index.js";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { searchBanks } from "#src/bot/ops/treasury/treasury.js";
+import type { BankEntry } from "#src/bot/rules/banks.js";
+import { escapeHtml, quoteInput } from "#src/i18n/index.js";
+import { formatMoney, parseAmount } from "#src/money/index.js";
+import type { ApprovalPayload } from "#src/store/index.js";
 import { askButtons, askText } from "./prompt.ts";
 
 /**

@@ -1,6 +1,6 @@
-import type { FlowContext, FlowConversation } from "../../context.ts";
-import { askScreen, type ScreenButton, type ScreenInput, waitForScreen } from "../../flow/screen.ts";
-import { withdrawData } from "../callback-data.ts";
+import type { FlowContext, FlowConversation } from "#src/bot/context.js";
+import { askScreen, type ScreenButton, type ScreenInput, waitForScreen } from "#src/bot/flow/screen.js";
+import { withdrawData } from "#src/bot/ops/callback-data.js";
 
 /**
  * Prompts of the ops flows in the admin group: a force-reply aimed at the admin who started the flow (so their

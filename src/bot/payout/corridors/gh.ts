@@ -1,7 +1,7 @@
-import { escapeHtml } from "../../../i18n/index.ts";
-import type { FlowIo } from "../../flow/flow-io.ts";
-import { formatPhone, normaliseGhanaMtn } from "../phone.ts";
-import { type Draft, draftOf, promptName, promptValue } from "../prompts.ts";
+import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { formatPhone, normaliseGhanaMtn } from "#src/bot/payout/phone.js";
+import { type Draft, draftOf, promptName, promptValue } from "#src/bot/payout/prompts.js";
+import { escapeHtml } from "#src/i18n/index.js";
 
 /** Ghana: an MTN mobile-money number (other networks are refused up front) and the account name. */
 export async function ghanaRecipient(io: FlowIo): Promise<Draft> {

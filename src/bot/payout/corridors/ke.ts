@@ -1,10 +1,10 @@
-import { escapeHtml } from "../../../i18n/index.ts";
-import type { FlowIo } from "../../flow/flow-io.ts";
-import { payoutMethodData, payoutNetworkData } from "../callback-data.ts";
-import { kenyaMethodKeyboard, networkKeyboard } from "../keyboards.ts";
-import { formatPhone, normaliseKenyanPhone } from "../phone.ts";
-import { askButton, type Draft, draftOf, promptName, promptValue } from "../prompts.ts";
-import { parseBillAccount, parsePaybillNumber, parseTillNumber } from "../recipient.ts";
+import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { payoutMethodData, payoutNetworkData } from "#src/bot/payout/callback-data.js";
+import { kenyaMethodKeyboard, networkKeyboard } from "#src/bot/payout/keyboards.js";
+import { formatPhone, normaliseKenyanPhone } from "#src/bot/payout/phone.js";
+import { askButton, type Draft, draftOf, promptName, promptValue } from "#src/bot/payout/prompts.js";
+import { parseBillAccount, parsePaybillNumber, parseTillNumber } from "#src/bot/payout/recipient.js";
+import { escapeHtml } from "#src/i18n/index.js";
 
 /** Kenya: M-Pesa/Airtel phone, paybill + account, or till; plus the recipient's name. */
 export async function kenyaRecipient(io: FlowIo): Promise<Draft> {

@@ -1,12 +1,19 @@
-import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
-import { validationMessageKey } from "../../flow/api-errors.ts";
-import type { FlowIo } from "../../flow/flow-io.ts";
-import type { BankEntry } from "../../rules/banks.ts";
-import { payoutAction, payoutBankData } from "../callback-data.ts";
-import { actionsKeyboard, bankResultsKeyboard, popularBanksKeyboard } from "../keyboards.ts";
-import { askButton, type Draft, draftOf, failureText, promptText, withNotice } from "../prompts.ts";
-import { ngBankSearch } from "../quote-orders.ts";
-import { classifyEnquiryFailure, parseNgAccountNumber } from "../recipient.ts";
+import { validationMessageKey } from "#src/bot/flow/api-errors.js";
+import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { payoutAction, payoutBankData } from "#src/bot/payout/callback-data.js";
+import { actionsKeyboard, bankResultsKeyboard, popularBanksKeyboard } from "#src/bot/payout/keyboards.js";
+import {
+  askButton,
+  type Draft,
+  draftOf,
+  failureText,
+  promptText,
+  withNotice,
+} from "#src/bot/payout/prompts.js";
+import { ngBankSearch } from "#src/bot/payout/quote-orders.js";
+import { classifyEnquiryFailure, parseNgAccountNumber } from "#src/bot/payout/recipient.js";
+import type { BankEntry } from "#src/bot/rules/banks.js";
+import { escapeHtml, quoteInput } from "#src/i18n/index.js";
 
 /**
  * Nigeria: bank (typed part of its name, or a popular one) → 10-digit account number → name enquiry → the user

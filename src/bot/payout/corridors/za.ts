@@ -1,8 +1,6 @@
-import { escapeHtml, quoteInput } from "../../../i18n/index.ts";
-import type { FlowIo } from "../../flow/flow-io.ts";
-import { matchZaBank } from "../../rules/banks.ts";
-import { payoutAction, payoutZaBankData } from "../callback-data.ts";
-import { actionsKeyboard, zaBanksKeyboard } from "../keyboards.ts";
+import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { payoutAction, payoutZaBankData } from "#src/bot/payout/callback-data.js";
+import { actionsKeyboard, zaBanksKeyboard } from "#src/bot/payout/keyboards.js";
 import {
   askButton,
   type Draft,
@@ -11,9 +9,11 @@ import {
   promptName,
   promptValue,
   withNotice,
-} from "../prompts.ts";
-import { zaBanks } from "../quote-orders.ts";
-import { parseZaAccountNumber } from "../recipient.ts";
+} from "#src/bot/payout/prompts.js";
+import { zaBanks } from "#src/bot/payout/quote-orders.js";
+import { parseZaAccountNumber } from "#src/bot/payout/recipient.js";
+import { matchZaBank } from "#src/bot/rules/banks.js";
+import { escapeHtml, quoteInput } from "#src/i18n/index.js";
 
 /** South Africa: a bank from the API's ZA list, the account number and the account holder's name. */
 export async function southAfricaRecipient(io: FlowIo): Promise<Draft> {

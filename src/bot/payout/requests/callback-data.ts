@@ -1,5 +1,5 @@
-import { REQUEST_TOKEN } from "../../../store/index.ts";
-import { defineCallbackData, oneOf } from "../../../telegram/callback-data.ts";
+import { REQUEST_TOKEN } from "#src/store/index.js";
+import { defineCallbackData, oneOf } from "#src/telegram/callback-data.js";
 
 /**
  * Money request buttons: "rq:<action>:<token>" (at most 34 bytes).

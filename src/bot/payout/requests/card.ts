@@ -1,10 +1,10 @@
 import { InlineKeyboard } from "grammy";
 import type { InlineQueryResultArticle } from "grammy/types";
-import { escapeHtml, type TFunction } from "../../../i18n/index.ts";
-import { formatDateTime } from "../../../money/index.ts";
-import { formatOrderMoney } from "../../../orders/index.ts";
-import type { MoneyRequest } from "../../../store/index.ts";
-import { qrPng } from "../qr.ts";
+import { qrPng } from "#src/bot/payout/qr.js";
+import { escapeHtml, type TFunction } from "#src/i18n/index.js";
+import { formatDateTime } from "#src/money/index.js";
+import { formatOrderMoney } from "#src/orders/index.js";
+import type { MoneyRequest } from "#src/store/index.js";
 import { requestData } from "./callback-data.ts";
 
 /** The payer's way in: the bot's deep link with the token only (nothing else about the request is in it). */

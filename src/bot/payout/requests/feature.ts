@@ -1,12 +1,12 @@
 import { createConversation } from "@grammyjs/conversations";
 import { Composer, InlineKeyboard } from "grammy";
 import type { InlineQueryResultArticle } from "grammy/types";
-import type { MoneyRequest, RequestState } from "../../../store/index.ts";
-import type { BotContext, FlowContext } from "../../context.ts";
-import { enterFlow, FLOWS, leaveFlows } from "../../flow/enter.ts";
-import type { Feature } from "../../flow/feature.ts";
-import { mainMenuKeyboard } from "../../flow/main-menu.ts";
-import { menuData } from "../../flow/menu-data.ts";
+import type { BotContext, FlowContext } from "#src/bot/context.js";
+import { enterFlow, FLOWS, leaveFlows } from "#src/bot/flow/enter.js";
+import type { Feature } from "#src/bot/flow/feature.js";
+import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
+import { menuData } from "#src/bot/flow/menu-data.js";
+import type { MoneyRequest, RequestState } from "#src/store/index.js";
 import { requestData } from "./callback-data.ts";
 import { inlineCard, requestFacts } from "./card.ts";
 import { REQUEST_CONVERSATION, requestFlow } from "./flow.ts";

@@ -1,8 +1,8 @@
-import { isCurrencyCode } from "../../../money/index.ts";
-import type { MoneyRequest } from "../../../store/index.ts";
-import type { FlowIo } from "../../flow/flow-io.ts";
-import { type AmountChoice, type Draft, failureText } from "../prompts.ts";
-import type { PayoutBeneficiary } from "../recipient.ts";
+import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { type AmountChoice, type Draft, failureText } from "#src/bot/payout/prompts.js";
+import type { PayoutBeneficiary } from "#src/bot/payout/recipient.js";
+import { isCurrencyCode } from "#src/money/index.js";
+import type { MoneyRequest } from "#src/store/index.js";
 import { requestFacts } from "./card.ts";
 import { type RequestRefusal, refusalText } from "./refusals.ts";
 

@@ -1,5 +1,5 @@
-import type { TFunction } from "../../../i18n/index.ts";
-import type { ClaimResult } from "../../../store/index.ts";
+import type { TFunction } from "#src/i18n/index.js";
+import type { ClaimResult } from "#src/store/index.js";
 
 /** Why a request cannot be paid now (opening its link, or at Confirm when another payer came first). */
 export type RequestRefusal = Exclude<ClaimResult, "ok">;

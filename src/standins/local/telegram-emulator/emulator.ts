@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { BotCommand, Update, User } from "grammy/types";
-import { silentLogger } from "../../../log/logger.ts";
+import { silentLogger } from "#src/log/logger.js";
 import { Activity } from "./activity.ts";
 import { describeEvent } from "./chat-events.ts";
 import { Dispatcher } from "./dispatcher.ts";

@@ -1,4 +1,4 @@
-import { uuid } from "../ids.ts";
+import { uuid } from "#src/standins/sandbox/ids.js";
 import { type AccountRecord, ALL_WALLETS, type SandboxState, type WalletCurrency } from "./state.ts";
 
 export const DEFAULT_API_KEY = "sk_sandbox_0000000000000000000000000000000000";

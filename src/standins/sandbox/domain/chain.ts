@@ -1,5 +1,5 @@
-import type { SandboxClock, Scheduler } from "../clock.ts";
-import type { Speed } from "../units.ts";
+import type { SandboxClock, Scheduler } from "#src/standins/sandbox/clock.js";
+import type { Speed } from "#src/standins/sandbox/units.js";
 import type { TransactionRecord } from "./state.ts";
 
 export const REQUIRED_CONFIRMATIONS = 3;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Core } from "../core.ts";
-import { ApiError, badRequest } from "../http/errors.ts";
+import type { Core } from "#src/standins/sandbox/core.js";
+import { ApiError, badRequest } from "#src/standins/sandbox/http/errors.js";
 
 /**
  * Deterministic name enquiry (document in docs/sandbox.md — other tests depend on these values):

@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import { type Core, iso } from "../core.ts";
-import { badRequest } from "../http/errors.ts";
-import * as ids from "../ids.ts";
-import { parseOnChainAddress } from "../schemas/beneficiary.ts";
-import type { paymentLinkRequest } from "../schemas/requests.ts";
+import { type Core, iso } from "#src/standins/sandbox/core.js";
+import { badRequest } from "#src/standins/sandbox/http/errors.js";
+import * as ids from "#src/standins/sandbox/ids.js";
+import { parseOnChainAddress } from "#src/standins/sandbox/schemas/beneficiary.js";
+import type { paymentLinkRequest } from "#src/standins/sandbox/schemas/requests.js";
 import { PROFILE } from "./account.ts";
 import { createQuote, priceQuote, type QuoteDraft, type QuoteParams, storeQuote } from "./quotes.ts";
 import type {

@@ -1,4 +1,4 @@
-import { type Core, iso } from "../core.ts";
+import { type Core, iso } from "#src/standins/sandbox/core.js";
 import { PROFILE } from "./account.ts";
 import { LISTED_WALLETS, type WalletRecord } from "./state.ts";
 import { transactionView } from "./transaction-views.ts";

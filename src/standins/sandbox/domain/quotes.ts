@@ -1,11 +1,18 @@
-import { encodeInvoice, newPaymentSecrets } from "../bolt11.ts";
-import type { Core } from "../core.ts";
-import { badRequest } from "../http/errors.ts";
-import * as ids from "../ids.ts";
-import { corridorOf } from "../pricing.ts";
-import { parseBeneficiary } from "../schemas/beneficiary.ts";
-import type { QuoteRequest } from "../schemas/requests.ts";
-import { type Currency, currencyOf, formatMajor, type Speed, toSafe, type Unit } from "../units.ts";
+import { encodeInvoice, newPaymentSecrets } from "#src/standins/sandbox/bolt11.js";
+import type { Core } from "#src/standins/sandbox/core.js";
+import { badRequest } from "#src/standins/sandbox/http/errors.js";
+import * as ids from "#src/standins/sandbox/ids.js";
+import { corridorOf } from "#src/standins/sandbox/pricing.js";
+import { parseBeneficiary } from "#src/standins/sandbox/schemas/beneficiary.js";
+import type { QuoteRequest } from "#src/standins/sandbox/schemas/requests.js";
+import {
+  type Currency,
+  currencyOf,
+  formatMajor,
+  type Speed,
+  toSafe,
+  type Unit,
+} from "#src/standins/sandbox/units.js";
 import { decodeInvoice, InvoiceError } from "./invoices.ts";
 import type { Beneficiary, PaymentMethod, QuoteRecord, VirtualAccount } from "./state.ts";
 

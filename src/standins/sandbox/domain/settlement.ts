@@ -1,7 +1,7 @@
-import type { Core } from "../core.ts";
-import * as ids from "../ids.ts";
-import { payoutShouldFail } from "../schemas/beneficiary.ts";
-import { currencyOf } from "../units.ts";
+import type { Core } from "#src/standins/sandbox/core.js";
+import * as ids from "#src/standins/sandbox/ids.js";
+import { payoutShouldFail } from "#src/standins/sandbox/schemas/beneficiary.js";
+import { currencyOf } from "#src/standins/sandbox/units.js";
 import { credit, debit } from "./account.ts";
 import { onLinkOrderPaid, settleLinkOrder } from "./paymentlinks.ts";
 import type { QuoteRecord, TransactionRecord } from "./state.ts";

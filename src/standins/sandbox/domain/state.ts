@@ -1,4 +1,4 @@
-import type { Currency, Speed, Unit } from "../units.ts";
+import type { Currency, Speed, Unit } from "#src/standins/sandbox/units.js";
 
 /** The sandbox's in-memory data model. Timestamps are sandbox-clock milliseconds. */
 

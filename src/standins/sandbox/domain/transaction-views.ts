@@ -1,5 +1,5 @@
-import { type Core, iso } from "../core.ts";
-import { currencyOf } from "../units.ts";
+import { type Core, iso } from "#src/standins/sandbox/core.js";
+import { currencyOf } from "#src/standins/sandbox/units.js";
 import { PROFILE } from "./account.ts";
 import type { TransactionRecord } from "./state.ts";
 

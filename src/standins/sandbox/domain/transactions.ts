@@ -1,5 +1,5 @@
-import type { Core } from "../core.ts";
-import * as ids from "../ids.ts";
+import type { Core } from "#src/standins/sandbox/core.js";
+import * as ids from "#src/standins/sandbox/ids.js";
 import type { TransactionRecord } from "./state.ts";
 
 type NewTransaction = Omit<

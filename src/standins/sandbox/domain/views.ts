@@ -1,5 +1,5 @@
-import { type Core, iso } from "../core.ts";
-import { currencyOf, formatMajor } from "../units.ts";
+import { type Core, iso } from "#src/standins/sandbox/core.js";
+import { currencyOf, formatMajor } from "#src/standins/sandbox/units.js";
 import type { OrderRecord, PaymentLinkRecord, QuoteRecord } from "./state.ts";
 import { transactionView } from "./transaction-views.ts";
 

@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import type { Core } from "../core.ts";
-import { badRequest } from "../http/errors.ts";
-import * as ids from "../ids.ts";
-import { payoutShouldFail } from "../schemas/beneficiary.ts";
-import type { withdrawBtcRequest, withdrawRequest } from "../schemas/requests.ts";
+import type { Core } from "#src/standins/sandbox/core.js";
+import { badRequest } from "#src/standins/sandbox/http/errors.js";
+import * as ids from "#src/standins/sandbox/ids.js";
+import { payoutShouldFail } from "#src/standins/sandbox/schemas/beneficiary.js";
+import type { withdrawBtcRequest, withdrawRequest } from "#src/standins/sandbox/schemas/requests.js";
 import { credit, debit } from "./account.ts";
 import { decodeInvoice, InvoiceError, isTestNetworkInvoice } from "./invoices.ts";
 import { lookupName } from "./nameenquiry.ts";

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import type { Logger } from "../../../log/logger.ts";
-import type { Faults } from "../faults.ts";
+import type { Logger } from "#src/log/logger.js";
+import type { Faults } from "#src/standins/sandbox/faults.js";
 import { ApiError } from "./errors.ts";
 import type { HandlerResult, Router } from "./router.ts";
 

@@ -1,11 +1,16 @@
 import { z } from "zod";
-import { type Core, iso } from "../core.ts";
-import { bankAccountView, listedWallets, userView, walletView } from "../domain/profile.ts";
-import { ApiError, badRequest, parseWith } from "../http/errors.ts";
-import type { Router } from "../http/router.ts";
-import { API_PREFIX } from "../http/server.ts";
-import { oneOf } from "../schemas/common.ts";
-import { webhookRequest } from "../schemas/requests.ts";
+import { type Core, iso } from "#src/standins/sandbox/core.js";
+import {
+  bankAccountView,
+  listedWallets,
+  userView,
+  walletView,
+} from "#src/standins/sandbox/domain/profile.js";
+import { ApiError, badRequest, parseWith } from "#src/standins/sandbox/http/errors.js";
+import type { Router } from "#src/standins/sandbox/http/router.js";
+import { API_PREFIX } from "#src/standins/sandbox/http/server.js";
+import { oneOf } from "#src/standins/sandbox/schemas/common.js";
+import { webhookRequest } from "#src/standins/sandbox/schemas/requests.js";
 import { ok, parseQuery, uuidParam } from "./helpers.ts";
 
 const walletQuery = z.object({

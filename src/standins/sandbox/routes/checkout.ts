@@ -1,7 +1,7 @@
-import type { Core } from "../core.ts";
-import { paymentLinkDetails } from "../domain/paymentlinks.ts";
-import type { HandlerResult } from "../http/router.ts";
-import { formatMajor } from "../units.ts";
+import type { Core } from "#src/standins/sandbox/core.js";
+import { paymentLinkDetails } from "#src/standins/sandbox/domain/paymentlinks.js";
+import type { HandlerResult } from "#src/standins/sandbox/http/router.js";
+import { formatMajor } from "#src/standins/sandbox/units.js";
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { type Core, iso } from "../core.ts";
-import { REQUIRED_CONFIRMATIONS } from "../domain/chain.ts";
-import { paymentLinkView, quoteView } from "../domain/views.ts";
-import { parseWith } from "../http/errors.ts";
-import type { Router } from "../http/router.ts";
-import { CORRIDORS, mergePrices, Pricing } from "../pricing.ts";
-import { FIATS, SPEEDS } from "../units.ts";
-import type { DeliveryRecord } from "../webhooks/dispatcher.ts";
+import { type Core, iso } from "#src/standins/sandbox/core.js";
+import { REQUIRED_CONFIRMATIONS } from "#src/standins/sandbox/domain/chain.js";
+import { paymentLinkView, quoteView } from "#src/standins/sandbox/domain/views.js";
+import { parseWith } from "#src/standins/sandbox/http/errors.js";
+import type { Router } from "#src/standins/sandbox/http/router.js";
+import { CORRIDORS, mergePrices, Pricing } from "#src/standins/sandbox/pricing.js";
+import { FIATS, SPEEDS } from "#src/standins/sandbox/units.js";
+import type { DeliveryRecord } from "#src/standins/sandbox/webhooks/dispatcher.js";
 import { checkoutPage } from "./checkout.ts";
 import { ok } from "./helpers.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { badRequest, zodMessage } from "../http/errors.ts";
-import type { HandlerResult, RequestContext } from "../http/router.ts";
+import { badRequest, zodMessage } from "#src/standins/sandbox/http/errors.js";
+import type { HandlerResult, RequestContext } from "#src/standins/sandbox/http/router.js";
 
 export function ok(data: unknown, message?: string, extra: Partial<HandlerResult> = {}): HandlerResult {
   return { body: message === undefined ? { status: "ok", data } : { status: "ok", message, data }, ...extra };

@@ -1,10 +1,10 @@
-import type { Core } from "../core.ts";
-import { ZA_BANKS } from "../domain/banks.ts";
-import { checkNameEnquiryRate, lookupName } from "../domain/nameenquiry.ts";
-import { badRequest } from "../http/errors.ts";
-import type { Router } from "../http/router.ts";
-import { API_PREFIX } from "../http/server.ts";
-import { FIATS, type Fiat } from "../units.ts";
+import type { Core } from "#src/standins/sandbox/core.js";
+import { ZA_BANKS } from "#src/standins/sandbox/domain/banks.js";
+import { checkNameEnquiryRate, lookupName } from "#src/standins/sandbox/domain/nameenquiry.js";
+import { badRequest } from "#src/standins/sandbox/http/errors.js";
+import type { Router } from "#src/standins/sandbox/http/router.js";
+import { API_PREFIX } from "#src/standins/sandbox/http/server.js";
+import { FIATS, type Fiat } from "#src/standins/sandbox/units.js";
 import { ok } from "./helpers.ts";
 
 /** Bank list, name enquiry and spot price. */

@@ -1,4 +1,4 @@
-import type { Core } from "../core.ts";
+import type { Core } from "#src/standins/sandbox/core.js";
 import {
   createPaymentLink,
   defaultLinkMethod,
@@ -6,15 +6,19 @@ import {
   paymentLinkDetails,
   paymentLinkUrl,
   refreshLinkOrder,
-} from "../domain/paymentlinks.ts";
-import type { PaymentLinkRecord, PaymentMethod } from "../domain/state.ts";
-import { transactionView } from "../domain/transaction-views.ts";
-import { paymentLinkView } from "../domain/views.ts";
-import { withdrawBtc, withdrawNgn } from "../domain/withdrawals.ts";
-import { badRequest, notFound, parseWith } from "../http/errors.ts";
-import type { RequestContext, Router } from "../http/router.ts";
-import { API_PREFIX } from "../http/server.ts";
-import { paymentLinkRequest, withdrawBtcRequest, withdrawRequest } from "../schemas/requests.ts";
+} from "#src/standins/sandbox/domain/paymentlinks.js";
+import type { PaymentLinkRecord, PaymentMethod } from "#src/standins/sandbox/domain/state.js";
+import { transactionView } from "#src/standins/sandbox/domain/transaction-views.js";
+import { paymentLinkView } from "#src/standins/sandbox/domain/views.js";
+import { withdrawBtc, withdrawNgn } from "#src/standins/sandbox/domain/withdrawals.js";
+import { badRequest, notFound, parseWith } from "#src/standins/sandbox/http/errors.js";
+import type { RequestContext, Router } from "#src/standins/sandbox/http/router.js";
+import { API_PREFIX } from "#src/standins/sandbox/http/server.js";
+import {
+  paymentLinkRequest,
+  withdrawBtcRequest,
+  withdrawRequest,
+} from "#src/standins/sandbox/schemas/requests.js";
 import { ok } from "./helpers.ts";
 
 /** Withdrawals and payment links. */

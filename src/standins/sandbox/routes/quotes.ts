@@ -1,13 +1,13 @@
-import type { Core } from "../core.ts";
-import { createQuote, findQuote, quoteParamsFromRequest } from "../domain/quotes.ts";
-import { payIn } from "../domain/settlement.ts";
-import { transactionDetail } from "../domain/transaction-views.ts";
-import { findTransaction } from "../domain/transactions.ts";
-import { orderListView, orderView, quoteView } from "../domain/views.ts";
-import { badRequest, notFound, parseWith } from "../http/errors.ts";
-import type { Router } from "../http/router.ts";
-import { API_PREFIX } from "../http/server.ts";
-import { quoteRequest, simulationRequest } from "../schemas/requests.ts";
+import type { Core } from "#src/standins/sandbox/core.js";
+import { createQuote, findQuote, quoteParamsFromRequest } from "#src/standins/sandbox/domain/quotes.js";
+import { payIn } from "#src/standins/sandbox/domain/settlement.js";
+import { transactionDetail } from "#src/standins/sandbox/domain/transaction-views.js";
+import { findTransaction } from "#src/standins/sandbox/domain/transactions.js";
+import { orderListView, orderView, quoteView } from "#src/standins/sandbox/domain/views.js";
+import { badRequest, notFound, parseWith } from "#src/standins/sandbox/http/errors.js";
+import type { Router } from "#src/standins/sandbox/http/router.js";
+import { API_PREFIX } from "#src/standins/sandbox/http/server.js";
+import { quoteRequest, simulationRequest } from "#src/standins/sandbox/schemas/requests.js";
 import { ok } from "./helpers.ts";
 
 /** Quotes, orders, transactions and the staging pay-in simulation. */

@@ -1,9 +1,9 @@
 import { Network, validate as validateAddress } from "bitcoin-address-validation";
 import { z } from "zod";
-import type { BankDirectory } from "../domain/banks.ts";
-import type { Beneficiary } from "../domain/state.ts";
-import { badRequest, parseWith } from "../http/errors.ts";
-import type { Currency } from "../units.ts";
+import type { BankDirectory } from "#src/standins/sandbox/domain/banks.js";
+import type { Beneficiary } from "#src/standins/sandbox/domain/state.js";
+import { badRequest, parseWith } from "#src/standins/sandbox/http/errors.js";
+import type { Currency } from "#src/standins/sandbox/units.js";
 import { digits, oneOf, text } from "./common.ts";
 
 /** Request-side beneficiary shapes (spec 2.8 and api-behaviour-notes §8), validated per target. */

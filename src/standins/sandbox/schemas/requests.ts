@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SPEEDS, UNITS } from "../units.ts";
+import { SPEEDS, UNITS } from "#src/standins/sandbox/units.js";
 import { httpUrl, minorAmount, oneOf, optionalBoolean, text } from "./common.ts";
 
 /** Bodies and queries of the public API (spec 4, api-behaviour-notes §6–§11). */

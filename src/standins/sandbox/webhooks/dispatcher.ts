@@ -1,8 +1,8 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { Logger } from "../../../log/logger.ts";
-import type { SandboxClock, Scheduler } from "../clock.ts";
+import type { Logger } from "#src/log/logger.js";
+import type { SandboxClock, Scheduler } from "#src/standins/sandbox/clock.js";
 
 /**
  * Webhook delivery: each event is serialised ONCE as compact JSON; exactly those bytes are POSTed

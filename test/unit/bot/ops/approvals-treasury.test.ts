@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { parseLowBalanceThresholds } from "../../../../src/bot/ops/alerts/render.ts";
-import { decodeLightningInvoice, invoiceFitsNetwork } from "../../../../src/bot/ops/treasury/treasury.ts";
-import { encodeInvoice } from "../../../../src/standins/sandbox/bolt11.ts";
+import { parseLowBalanceThresholds } from "#src/bot/ops/alerts/render.js";
+import { decodeLightningInvoice, invoiceFitsNetwork } from "#src/bot/ops/treasury/treasury.js";
+import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
 
 /** What the treasury shows the approver: the invoice decoded (amount, expiry, network). */
 function invoice(amountSats: number | null, network = "tbs", timestamp = 1_700_000_000, expirySeconds = 900) {

@@ -1,11 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  invoiceForAddress,
-  type LnurlError,
-  parseLightningAddress,
-} from "../../../../src/bot/ops/refund/lnurl.ts";
-import { encodeInvoice } from "../../../../src/standins/sandbox/bolt11.ts";
+import { invoiceForAddress, type LnurlError, parseLightningAddress } from "#src/bot/ops/refund/lnurl.js";
+import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
 import { LNURL_METADATA, type LnurlServer, startLnurlServer } from "../../../support/lnurl-server.ts";
 
 /** The LNURL-pay resolver against a real local HTTP server that answers badly in every way a stranger's server may. */

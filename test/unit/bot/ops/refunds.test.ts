@@ -1,15 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkRefundInvoice, resolveDestination } from "../../../../src/bot/ops/refund/destination.ts";
-import type { LightningAddress } from "../../../../src/bot/ops/refund/lnurl.ts";
-import { LnurlError } from "../../../../src/bot/ops/refund/lnurl.ts";
-import { type DecodedInvoice, decodeLightningInvoice } from "../../../../src/bot/ops/treasury/treasury.ts";
-import { ConfigError, loadConfig, parseSupportContact } from "../../../../src/config.ts";
-import { silentLogger } from "../../../../src/log/logger.ts";
-import { refundableSats } from "../../../../src/orders/index.ts";
-import { encodeInvoice } from "../../../../src/standins/sandbox/bolt11.ts";
-import { type OrderRecord, RefundRepository } from "../../../../src/store/index.ts";
+import { checkRefundInvoice, resolveDestination } from "#src/bot/ops/refund/destination.js";
+import type { LightningAddress } from "#src/bot/ops/refund/lnurl.js";
+import { LnurlError } from "#src/bot/ops/refund/lnurl.js";
+import { type DecodedInvoice, decodeLightningInvoice } from "#src/bot/ops/treasury/treasury.js";
+import { ConfigError, loadConfig, parseSupportContact } from "#src/config.js";
+import { silentLogger } from "#src/log/logger.js";
+import { refundableSats } from "#src/orders/index.js";
+import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
+import { type OrderRecord, RefundRepository } from "#src/store/index.js";
 import { freshRedis } from "../../../support/redis.ts";
 
 const NOW = 1_800_000_000_000;

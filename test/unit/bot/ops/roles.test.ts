@@ -1,10 +1,10 @@
 import { Api } from "grammy";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { forgetOpsMembership, isAdminChat, isOpsUser } from "../../../../src/bot/ops/roles.ts";
-import { loadConfig } from "../../../../src/config.ts";
-import { silentLogger } from "../../../../src/log/logger.ts";
-import { createStore } from "../../../../src/store/index.ts";
+import { forgetOpsMembership, isAdminChat, isOpsUser } from "#src/bot/ops/roles.js";
+import { loadConfig } from "#src/config.js";
+import { silentLogger } from "#src/log/logger.js";
+import { createStore } from "#src/store/index.js";
 import { freshRedis } from "../../../support/redis.ts";
 import {
   type GroupDriver,

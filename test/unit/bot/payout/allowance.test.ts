@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { usedToday } from "../../../../src/bot/payout/allowance.ts";
-import { localDay } from "../../../../src/money/index.ts";
-import type { OrderRecord } from "../../../../src/store/index.ts";
+import { usedToday } from "#src/bot/payout/allowance.js";
+import { localDay } from "#src/money/index.js";
+import type { OrderRecord } from "#src/store/index.js";
 
 const order = (overrides: Partial<OrderRecord>): OrderRecord => ({
   orderId: "o-1",

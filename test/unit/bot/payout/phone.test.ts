@@ -5,7 +5,7 @@ import {
   kenyanNetworkOf,
   normaliseGhanaMtn,
   normaliseKenyanPhone,
-} from "../../../../src/bot/payout/phone.ts";
+} from "#src/bot/payout/phone.js";
 
 describe("Kenyan phone normalisation", () => {
   it.each([

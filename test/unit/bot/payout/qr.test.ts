@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import QRCode from "qrcode";
 import { describe, expect, it } from "vitest";
-import { invoiceQrPng } from "../../../../src/bot/payout/invoice.ts";
-import { invoiceQrContent, invoiceQrData, qrPng } from "../../../../src/bot/payout/qr.ts";
-import { type Bitmap, detectScale, pngToBitmap } from "../../../../src/standins/local/qr-terminal.ts";
+import { invoiceQrPng } from "#src/bot/payout/invoice.js";
+import { invoiceQrContent, invoiceQrData, qrPng } from "#src/bot/payout/qr.js";
+import { type Bitmap, detectScale, pngToBitmap } from "#src/standins/local/qr-terminal.js";
 
 // A sandbox BOLT11 invoice (signet, 6,754 sats).
 const INVOICE =

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { Price, Quote } from "../../../../src/api/index.ts";
+import type { Price, Quote } from "#src/api/index.js";
 import {
   buildQuoteRequest,
   formatCountdown,
   quoteDeadlineMs,
   quoteFigures,
   verificationCode,
-} from "../../../../src/bot/payout/quote-rules.ts";
+} from "#src/bot/payout/quote-rules.js";
 import {
   classifyEnquiryFailure,
   describeBeneficiary,
@@ -14,14 +14,10 @@ import {
   parseNgAccountNumber,
   parseRecipientName,
   recipientLabel,
-} from "../../../../src/bot/payout/recipient.ts";
-import { customerReferenceFor } from "../../../../src/bot/rules/customer-reference.ts";
-import {
-  checkAmount,
-  looksLikePhoneOrAccount,
-  minimumPayout,
-} from "../../../../src/bot/rules/payout-amount.ts";
-import { methodOf } from "../../../../src/bot/rules/payout-method.ts";
+} from "#src/bot/payout/recipient.js";
+import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
+import { checkAmount, looksLikePhoneOrAccount, minimumPayout } from "#src/bot/rules/payout-amount.js";
+import { methodOf } from "#src/bot/rules/payout-method.js";
 
 const price = (perUsd: number): Price => ({
   currency: "KES",

@@ -6,7 +6,7 @@ import {
   createBankSearch,
   matchZaBank,
   POPULAR_BANKS,
-} from "../../../../src/bot/rules/banks.ts";
+} from "#src/bot/rules/banks.js";
 
 // The NGN bank registry the sandbox serves (a verbatim copy of the shared data file).
 const registry = JSON.parse(

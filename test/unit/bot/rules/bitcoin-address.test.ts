@@ -4,9 +4,9 @@ import {
   checkBitcoinAddress,
   normaliseAddressInput,
   shortAddress,
-} from "../../../../src/bot/rules/bitcoin-address.ts";
-import { createTranslator, type LanguageCode } from "../../../../src/i18n/index.ts";
-import { createLogger } from "../../../../src/log/logger.ts";
+} from "#src/bot/rules/bitcoin-address.js";
+import { createTranslator, type LanguageCode } from "#src/i18n/index.js";
+import { createLogger } from "#src/log/logger.js";
 
 const MAINNET = {
   p2pkh: "1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2",

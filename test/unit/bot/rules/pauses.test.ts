@@ -7,10 +7,10 @@ import {
   parseMaintenanceCommand,
   pausedScopes,
   retryText,
-} from "../../../../src/bot/rules/pauses.ts";
-import { createTranslator } from "../../../../src/i18n/index.ts";
-import { silentLogger } from "../../../../src/log/logger.ts";
-import type { MaintenanceState } from "../../../../src/store/index.ts";
+} from "#src/bot/rules/pauses.js";
+import { createTranslator } from "#src/i18n/index.js";
+import { silentLogger } from "#src/log/logger.js";
+import type { MaintenanceState } from "#src/store/index.js";
 
 const NOW = Date.parse("2026-11-22T10:00:00Z");
 const MINUTE = 60_000;

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPayoutApi, type PayoutApi, PayoutApiError } from "../../../../src/api/index.ts";
-import { defaultCountry, parseCountryArgument, priceText } from "../../../../src/bot/account/price.ts";
+import { createPayoutApi, type PayoutApi, PayoutApiError } from "#src/api/index.js";
+import { defaultCountry, parseCountryArgument, priceText } from "#src/bot/account/price.js";
 import {
   minorFor,
   PRICE_CACHE_SECONDS,
@@ -9,11 +9,11 @@ import {
   satsFor,
   satsValue,
   spotPriceFromApi,
-} from "../../../../src/bot/rules/price.ts";
-import { createTranslator } from "../../../../src/i18n/index.ts";
-import { silentLogger } from "../../../../src/log/logger.ts";
-import { type Sandbox, startSandbox } from "../../../../src/standins/sandbox/index.ts";
-import { CacheRepository, keys } from "../../../../src/store/index.ts";
+} from "#src/bot/rules/price.js";
+import { createTranslator } from "#src/i18n/index.js";
+import { silentLogger } from "#src/log/logger.js";
+import { type Sandbox, startSandbox } from "#src/standins/sandbox/index.js";
+import { CacheRepository, keys } from "#src/store/index.js";
 import { freshRedis } from "../../../support/redis.ts";
 
 let sandbox: Sandbox;

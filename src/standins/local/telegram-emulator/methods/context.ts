@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
-import type { Params } from "../params.ts";
-import type { UpdateQueue } from "../updates.ts";
-import type { WebhookPusher } from "../webhook.ts";
-import type { World } from "../world.ts";
+import type { Params } from "#src/standins/local/telegram-emulator/params.js";
+import type { UpdateQueue } from "#src/standins/local/telegram-emulator/updates.js";
+import type { WebhookPusher } from "#src/standins/local/telegram-emulator/webhook.js";
+import type { World } from "#src/standins/local/telegram-emulator/world.js";
 
 export interface MethodContext {
   world: World;

@@ -1,9 +1,9 @@
 import type { PhotoSize } from "grammy/types";
-import { badRequest } from "../errors.ts";
-import { fileId, fileUniqueId } from "../ids.ts";
-import type { InputFileRef } from "../params.ts";
-import type { StoredFile } from "../types.ts";
-import type { World } from "../world.ts";
+import { badRequest } from "#src/standins/local/telegram-emulator/errors.js";
+import { fileId, fileUniqueId } from "#src/standins/local/telegram-emulator/ids.js";
+import type { InputFileRef } from "#src/standins/local/telegram-emulator/params.js";
+import type { StoredFile } from "#src/standins/local/telegram-emulator/types.js";
+import type { World } from "#src/standins/local/telegram-emulator/world.js";
 
 const MIME_BY_EXTENSION: Record<string, string> = {
   png: "image/png",

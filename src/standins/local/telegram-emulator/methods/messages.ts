@@ -1,9 +1,9 @@
 import type { InlineKeyboardMarkup, Message, MessageEntity } from "grammy/types";
-import { badRequest, NOT_MODIFIED } from "../errors.ts";
-import { parseHtml } from "../html.ts";
-import { parseReplyMarkup, sameJson } from "../markup.ts";
-import { Params } from "../params.ts";
-import { type ChatState, snapshot, type World } from "../world.ts";
+import { badRequest, NOT_MODIFIED } from "#src/standins/local/telegram-emulator/errors.js";
+import { parseHtml } from "#src/standins/local/telegram-emulator/html.js";
+import { parseReplyMarkup, sameJson } from "#src/standins/local/telegram-emulator/markup.js";
+import { Params } from "#src/standins/local/telegram-emulator/params.js";
+import { type ChatState, snapshot, type World } from "#src/standins/local/telegram-emulator/world.js";
 import type { Handler } from "./context.ts";
 import { documentOf, photoSizes, resolveFile } from "./files.ts";
 

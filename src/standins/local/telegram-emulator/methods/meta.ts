@@ -1,8 +1,8 @@
 import type { BotCommand, BotCommandScope, ChatMember, User } from "grammy/types";
-import { badRequest, QUERY_TOO_OLD } from "../errors.ts";
-import type { Params } from "../params.ts";
-import type { MemberStatus } from "../types.ts";
-import type { ChatState, World } from "../world.ts";
+import { badRequest, QUERY_TOO_OLD } from "#src/standins/local/telegram-emulator/errors.js";
+import type { Params } from "#src/standins/local/telegram-emulator/params.js";
+import type { MemberStatus } from "#src/standins/local/telegram-emulator/types.js";
+import type { ChatState, World } from "#src/standins/local/telegram-emulator/world.js";
 import type { Handler } from "./context.ts";
 
 const getMe: Handler = (_params, { world }) => ({

@@ -1,5 +1,5 @@
 import type { Update } from "grammy/types";
-import { badRequest, conflict } from "../errors.ts";
+import { badRequest, conflict } from "#src/standins/local/telegram-emulator/errors.js";
 import type { Handler } from "./context.ts";
 
 /** Telegram caps long polls at 50 s. */
