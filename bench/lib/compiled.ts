@@ -30,6 +30,9 @@ export function buildCompiledBench(): string {
   );
   if (result.status !== 0) throw new Error(`tsc failed (exit ${result.status}) building the compiled bench`);
   rewriteSrcImports(COMPILED_DIR, join(COMPILED_DIR, "src"));
+  // This module, compiled, imports the rewriter too (it is plain JavaScript, outside tsc's input).
+  const rewriter = join("scripts", "src-imports.mjs");
+  cpSync(join(REPO_ROOT, rewriter), join(COMPILED_DIR, rewriter));
   const data = join("src", "standins", "sandbox", "data");
   cpSync(join(REPO_ROOT, data), join(COMPILED_DIR, data), { recursive: true });
   const locales = join(COMPILED_DIR, "locales");
