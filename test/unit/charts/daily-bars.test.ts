@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dailyBarsSvg, renderDailyBars } from "#src/charts/daily-bars.js";
-import { expectChartPng } from "../support/png.ts";
+import { expectChartPng } from "../../support/png.ts";
 
 const days = Array.from({ length: 14 }, (_, day) => `${day + 1}/11`);
 
