@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { freePort } from "#src/standins/local/redis-server.js";
+import { freePort, privateServerArgs } from "#src/standins/local/redis-server.js";
 
 /**
  * A Redis high-availability set on loopback, made of real processes: one master, one replica and three Sentinels
@@ -38,20 +38,7 @@ export async function startSentinelSet(name = "payoutbot"): Promise<SentinelSet>
   };
   const serverArgs = (port: number, sub: string) => {
     mkdirSync(join(dir, sub));
-    return [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--dir",
-      join(dir, sub),
-      "--protected-mode",
-      "no",
-    ];
+    return privateServerArgs(port, join(dir, sub));
   };
 
   try {

@@ -4,6 +4,24 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** A redis-server on loopback that keeps nothing on disk, for one process or one test run. */
+export function privateServerArgs(port: number, dir: string): string[] {
+  return [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    dir,
+    "--protected-mode",
+    "no",
+  ];
+}
+
 /** A private, throw-away redis-server on a free loopback port (tests, local mode). Persists nothing. */
 export interface PrivateRedis {
   url: string;
@@ -49,22 +67,7 @@ export async function startPrivateRedis(
     const port = await freePort();
     const child = spawn(
       binary,
-      [
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--dir",
-        dir,
-        "--databases",
-        String(options.databases ?? 32),
-        "--protected-mode",
-        "no",
-      ],
+      [...privateServerArgs(port, dir), "--databases", String(options.databases ?? 32)],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     const ready = await waitForReady(child);
