@@ -14,6 +14,8 @@ import { startSandboxProcess } from "./lib/sandbox-process.ts";
 /**
  * Part 4: memory. (a) Redis bytes of one user's session and conversation keys (MEMORY USAGE) after each step of
  * the journey; (b) this process's RSS with many users holding a session and an active conversation, after GC.
+ * (b) shares the process with the harness and the emulator and forces GCs: it shows where memory goes (heap vs
+ * native); the deployed figure, read against the RSS target, is `npm run bench:rss`.
  *
  *   npm run bench:memory -- [--sessions 10000] [--hold 2] [--sample 10] [--crowd-concurrency 200] [--compiled]
  *
@@ -149,12 +151,6 @@ async function main(): Promise<void> {
       "≤ 2 KB",
       bytes(worstActive),
       worstActive <= 2048,
-    ),
-    check(
-      `RSS with ${num(USERS, 0)} users holding sessions (after GC, ${MODE})`,
-      "< 150 MB",
-      bytes(after.rss),
-      after.rss < 150 * 1024 * 1024,
     ),
   ];
   const lines = [

@@ -18,13 +18,22 @@ import {
  * so one part's heap, JIT state and Redis never colour the next. Each part prints its markdown to stdout and
  * writes bench/results/<part>.json; this prints them all and a summary of every target.
  *
- *   npm run bench -- [--only journey,latency,webhooks,memory,memory-compiled] [any part's options, e.g. --users 500]
+ *   npm run bench -- [--only journey,latency,webhooks,memory,memory-compiled,rss] [any part's options, e.g. --users 500]
  *
  * memory-compiled is part 4 again on the production build (tsc → plain node, no tsx; bench/lib/compiled.ts);
- * webhooks-compiled (part 3 on the production build) runs only when asked for with --only.
+ * webhooks-compiled (part 3 on the production build) runs only when asked for with --only. rss is the production
+ * build as its own process, its memory read from /proc (bench/rss.ts).
  */
-const PARTS = ["journey", "latency", "webhooks", "webhooks-compiled", "memory", "memory-compiled"] as const;
-const DEFAULT_PARTS = ["journey", "latency", "webhooks", "memory", "memory-compiled"];
+const PARTS = [
+  "journey",
+  "latency",
+  "webhooks",
+  "webhooks-compiled",
+  "memory",
+  "memory-compiled",
+  "rss",
+] as const;
+const DEFAULT_PARTS = ["journey", "latency", "webhooks", "memory", "memory-compiled", "rss"];
 /** Parts that are another part's script with extra options. */
 const VARIANTS: Record<string, { script: string; args: string[] }> = {
   "webhooks-compiled": { script: "webhooks", args: ["--compiled"] },

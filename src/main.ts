@@ -6,6 +6,7 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { EnvFileError, loadEnvFile } from "./env-file.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
 import { connectDependency, DependencyError, originOf } from "./ops/dependencies.ts";
+import { keepMemoryReducerWorking } from "./ops/memory-reducer.ts";
 import { redisServerAvailable, startPrivateRedis } from "./standins/local/redis-server.ts";
 import type { TelegramEmulator } from "./standins/local/telegram-emulator/index.ts";
 import type { Sandbox } from "./standins/sandbox/index.ts";
@@ -109,6 +110,8 @@ async function main(): Promise<void> {
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
 
   await app.start();
+  const stopMemoryReducer = keepMemoryReducerWorking();
+  cleanups.unshift(async () => stopMemoryReducer());
   if (local && emulator) {
     local.attachTerminal({ app, emulator, sandbox, onQuit: () => shutdown("quit") });
   }

@@ -10,7 +10,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
  * deployment would run it), with its log lines counted by level and its CPU read from /proc.
  */
 export interface BotProcess {
-  role: "web" | "worker";
+  role: "all" | "web" | "worker";
   port: number;
   pid: number;
   /** error- and fatal-level log lines so far, and the first few of them. */
@@ -19,6 +19,8 @@ export interface BotProcess {
   notRepeated(): number;
   /** user + system CPU seconds of the process so far (Linux /proc). */
   cpuSeconds(): number;
+  /** Resident memory now and at its peak, in bytes (Linux /proc: VmRSS, VmHWM). */
+  rss(): { now: number; peak: number };
   kill(): void;
   stop(): Promise<void>;
 }
@@ -52,11 +54,13 @@ export function webhookDeploymentEnv(input: {
 }
 
 export async function startBotProcess(options: {
-  role: "web" | "worker";
+  role: "all" | "web" | "worker";
   env: Record<string, string>;
+  /** Node arguments that start the bot; TypeScript through tsx by default, a compiled main.js for production runs. */
+  entry?: string[];
 }): Promise<BotProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child: ChildProcess = spawn(process.execPath, options.entry ?? ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
@@ -118,6 +122,16 @@ export async function startBotProcess(options: {
         return (Number(fields[11]) + Number(fields[12])) / 100;
       } catch {
         return 0;
+      }
+    },
+    rss() {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, "utf8");
+        const kb = (field: string) =>
+          Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
+        return { now: kb("VmRSS") * 1024, peak: kb("VmHWM") * 1024 };
+      } catch {
+        return { now: 0, peak: 0 };
       }
     },
     kill: () => child.kill("SIGKILL"),
