@@ -83,7 +83,11 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
     ]);
     let order = found;
     const last = entries[entries.length - 1];
-    if (!last) return "up_to_date";
+    if (!last) {
+      // Leaves the due set (a run that found nothing left, or a log that expired).
+      await outbox.advance(orderId, 0);
+      return "up_to_date";
+    }
     if (!order) {
       await outbox.advance(orderId, last.seq);
       return "order_gone";

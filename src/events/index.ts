@@ -1,7 +1,8 @@
 import { parseWebhookEvent } from "#src/api/index.js";
 import { ProcessRegistry } from "#src/store/index.js";
 import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
-import { createIngestProcessor, type IngestJobData, webhookEventRefs } from "./ingest.ts";
+import { createIngestProcessor, type IngestJobData, NeedsQueueError, webhookEventRefs } from "./ingest.ts";
+import { createInlineDeliveries } from "./inline-deliveries.ts";
 import { QUEUE_NAMES } from "./keys.ts";
 import { Notifier } from "./notifier.ts";
 import type { QueueBackend } from "./queue.ts";
@@ -22,6 +23,10 @@ export type { OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 import type { EventsPipeline, EventsPipelineDeps } from "./pipeline-types.ts";
 
+/** How often a worker looks for overdue deliveries, and how long one it queued is left to that job. */
+const DUE_SWEEP_EVERY_MS = 1_000;
+const DUE_LEASE_MS = 60_000;
+
 export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
   const logger = deps.logger.child({ module: "events" });
   const now = deps.now ?? Date.now;
@@ -40,6 +45,59 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
   const processes = deps.processes ?? new ProcessRegistry(deps.redis);
   const unregisterQueueSource = deps.metrics?.setQueueSource(() => queues.counts());
 
+  const reconcilerOptions = { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler };
+  // The processors exist from the start: a web process (which never starts the queue workers) records and delivers
+  // the events it receives itself.
+  const notifier = new Notifier({
+    telegram: deps.telegram,
+    store: deps.store,
+    logger,
+    metrics: deps.metrics,
+  });
+  const deliver = createDeliveryProcessor({
+    store: deps.store,
+    outbox,
+    notifier,
+    deliveries: queues.deliveries,
+    translator: deps.translator,
+    languageOf: deps.languageOf,
+    logger,
+    onAlert: deps.onAlert,
+    onPaymentLinkEvent: deps.onPaymentLinkEvent,
+    onRequestStage: createRequestNotices({
+      telegram: deps.telegram,
+      store: deps.store,
+      translator: deps.translator,
+      languageOf: (userId) => deps.languageOf(userId),
+      logger,
+      now,
+    }),
+    processes,
+    onNotificationNotRepeated: () => deps.metrics?.notifications.inc({ kind: "not_repeated" }),
+  });
+  const deliveryConcurrency = deps.deliveryConcurrency ?? 16;
+  const inline = createInlineDeliveries({
+    deliver,
+    deliveries: queues.deliveries,
+    outbox,
+    logger,
+    // The due set runs on this machine's clock (a test's moved API clock must not make deliveries overdue).
+    now: Date.now,
+    concurrency: deliveryConcurrency,
+  });
+  const ingest = createIngestProcessor({
+    store: deps.store,
+    outbox,
+    deliveries: queues.deliveries,
+    deliverSoon: (orderId) => inline.soon(orderId),
+    api: deps.api,
+    logger,
+    now,
+    followUpMs: deps.followUpMs ?? 60_000,
+    onchainPollMs: reconcilerOptions.onchainPollMs,
+    paymentLinkHook: !!deps.onPaymentLinkEvent,
+  });
+
   const webhookHandler = createWebhookReceiver({
     secret: deps.webhookSecret,
     allowUnsigned: deps.allowUnsigned ?? false,
@@ -48,12 +106,23 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       return parsed.ok ? { event: parsed.event.event, refs: webhookEventRefs(parsed.event) } : undefined;
     },
     deduper: deps.store.webhookDedupe,
-    ingest: queues.ingest,
+    accept: async (event, jobId) => {
+      try {
+        await ingest(
+          { id: jobId ?? "inline", name: "webhook", data: event, attemptsMade: 0 },
+          { inline: true },
+        );
+      } catch (error) {
+        // The queue retries what could not be applied here (a Redis hiccup, an order only the API can name).
+        if (!(error instanceof NeedsQueueError))
+          logger.warn({ err: error }, "event not applied on receipt; queued for the ingest worker");
+        await queues.ingest.add("webhook", event, jobId ? { jobId } : {});
+      }
+    },
     logger,
     metrics: deps.metrics,
   });
 
-  const reconcilerOptions = { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler };
   const reconcileEveryMs = deps.reconcileEveryMs ?? 7_000;
   const reconciler = createReconciler({
     store: deps.store,
@@ -84,6 +153,20 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
 
   let started = false;
   let stopped = false;
+  let dueSweep: NodeJS.Timeout | undefined;
+
+  /** Orders whose delivery is overdue (the process delivering them died): the delivery queue takes them. */
+  async function queueOverdue(): Promise<void> {
+    try {
+      const due = await outbox.takeDue(Date.now(), DUE_LEASE_MS, 100);
+      for (const orderId of due) {
+        logger.info({ orderId }, "overdue delivery queued");
+        await queues.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true });
+      }
+    } catch (error) {
+      logger.warn({ err: error }, "overdue deliveries not queued; the next sweep tries again");
+    }
+  }
 
   function onFailed(
     queue: string,
@@ -119,44 +202,6 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       if (stopped) throw new Error("events pipeline was stopped; create a new one");
       started = true;
       if (ownsRegistry) await processes.start();
-      const notifier = new Notifier({
-        telegram: deps.telegram,
-        store: deps.store,
-        logger,
-        metrics: deps.metrics,
-      });
-      const ingest = createIngestProcessor({
-        store: deps.store,
-        outbox,
-        deliveries: queues.deliveries,
-        api: deps.api,
-        logger,
-        now,
-        followUpMs: deps.followUpMs ?? 60_000,
-        onchainPollMs: reconcilerOptions.onchainPollMs,
-        paymentLinkHook: !!deps.onPaymentLinkEvent,
-      });
-      const deliver = createDeliveryProcessor({
-        store: deps.store,
-        outbox,
-        notifier,
-        deliveries: queues.deliveries,
-        translator: deps.translator,
-        languageOf: deps.languageOf,
-        logger,
-        onAlert: deps.onAlert,
-        onPaymentLinkEvent: deps.onPaymentLinkEvent,
-        onRequestStage: createRequestNotices({
-          telegram: deps.telegram,
-          store: deps.store,
-          translator: deps.translator,
-          languageOf: (userId) => deps.languageOf(userId),
-          logger,
-          now,
-        }),
-        processes,
-        onNotificationNotRepeated: () => deps.metrics?.notifications.inc({ kind: "not_repeated" }),
-      });
       await queues.startWorkers({
         ingest,
         deliveries: deliver,
@@ -170,11 +215,13 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
             );
           return outcome;
         },
-        deliveryConcurrency: deps.deliveryConcurrency ?? 16,
+        deliveryConcurrency,
         reconcileEveryMs,
         onFailed,
         onError: (queue, error) => logger.error({ err: error, queue }, "worker error"),
       });
+      dueSweep = setInterval(() => void queueOverdue(), DUE_SWEEP_EVERY_MS);
+      dueSweep.unref();
       logger.info({ backend: queues.kind, prefix }, "events pipeline started");
       // Orders a previous process confirmed but died before delivering: at once, not at the first tick.
       void sweep();
@@ -184,6 +231,8 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       if (stopped) return;
       stopped = true;
       reconciler.stop();
+      clearInterval(dueSweep);
+      await inline.idle();
       await queues.close(deps.stopGraceMs ?? 10_000);
       // After the workers: a lock still held until now must not look abandoned while its job finishes.
       if (ownsRegistry && started) await processes.stop().catch(() => undefined);

@@ -14,9 +14,11 @@ import type { JobQueue, QueuedJob } from "./queue.ts";
 import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";
 
 /**
- * The ingest step: one queued webhook (or reconciler finding) → the order it belongs to → a monotonic
- * `transition()` → the notification outbox → a delivery job. It only touches Redis (plus a rare API lookup), so a
- * single worker at concurrency 1 keeps up with bursts while applying every order's events in arrival order.
+ * The ingest step: one webhook (run by the receiver before it answers) or queued finding (the reconciler's, or an
+ * event that needs an API lookup) → the order it belongs to → a monotonic `transition()` → the notification outbox →
+ * a delivery in this process. It only touches Redis (plus a rare API lookup, which a receiver's run leaves to the
+ * queue). Runs for one order may overlap (two events, two processes): the transition is a compare-and-set and the
+ * outbox never appends a state behind a later one, so the user sees each stage once and in order.
  */
 /** Stages that mean the user's payment arrived (a payout or a purchase that got this far was paid). */
 const PAID_STAGES: ReadonlySet<string> = new Set(["payout_sent", "completed"]);
@@ -42,10 +44,23 @@ export interface EventRefs {
 
 type IngestOutcome = "applied" | "stale" | "no_transition" | "unknown_order" | "payment_link" | "ignored";
 
+/**
+ * Thrown by an ingest run from the receiver (before the acknowledgement) when the event needs the payout API to
+ * find its order: the receiver queues it instead, so the sender's answer never waits on another HTTP call.
+ */
+export class NeedsQueueError extends Error {
+  constructor() {
+    super("the order needs an API lookup: queue the event");
+    this.name = "NeedsQueueError";
+  }
+}
+
 interface IngestDeps {
   store: Store;
   outbox: Outbox;
   deliveries: JobQueue<DeliveryJobData>;
+  /** Brings the order's chat up to date with its outbox (src/events/inline-deliveries.ts). */
+  deliverSoon: (orderId: string) => void;
   api: EventsPayoutApi;
   logger: Logger;
   now: () => number;
@@ -60,7 +75,11 @@ interface IngestDeps {
 export function createIngestProcessor(deps: IngestDeps) {
   const { store, logger } = deps;
 
-  async function process(job: QueuedJob<IngestJobData>): Promise<IngestOutcome> {
+  /** `inline`: run by the receiver before it answers (no API calls: NeedsQueueError instead). */
+  async function process(
+    job: QueuedJob<IngestJobData>,
+    options: { inline?: boolean } = {},
+  ): Promise<IngestOutcome> {
     const data = job.data;
     if (data.kind === "reconcile") {
       return apply(data.orderId, data.transition, "reconciler");
@@ -72,7 +91,7 @@ export function createIngestProcessor(deps: IngestDeps) {
       return "ignored";
     }
     const raws = new Map<string, string>();
-    const order = await resolveOrder(event, payload, data.refs, raws);
+    const order = await resolveOrder(event, payload, data.refs, raws, !options.inline);
     if (!order) return handOver(data.envelope, data.receivedAt);
     const transition = transitionFromPaymentEvent(event, payload, order);
     if (!transition) return "no_transition";
@@ -102,18 +121,16 @@ export function createIngestProcessor(deps: IngestDeps) {
     // Record even when `changed` is false: a retry after a crash between transition() and here must still
     // reach the user. The outbox only appends states the user has not been given.
     const { pending } = await deps.outbox.record(order);
-    // The delivery job and the reconciler's follow-up are independent: one round trip for both (ingest runs one
-    // event at a time, so each round trip saved here is throughput).
+    // The reconciler's follow-up: both writes in one round trip.
     const follow = result.changed && !isTerminalStage(order.stage) && order.stage !== "awaiting_payment";
     const delay = isPendingOnchain(order) ? deps.onchainPollMs : deps.followUpMs;
-    await Promise.all([
-      // Removed once done (nothing reads it; alerts keep their ids a while to be added once).
-      pending
-        ? deps.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true })
-        : undefined,
-      follow ? store.orders.rescheduleOpen(orderId, deps.now() + delay) : undefined,
-      follow ? store.reconcileAttempts.reset(orderId) : undefined,
-    ]);
+    if (follow)
+      await Promise.all([
+        store.orders.rescheduleOpen(orderId, deps.now() + delay),
+        store.reconcileAttempts.reset(orderId),
+      ]);
+    // After the records above: the outbox (and its due set) holds the work, so a crash from here on loses nothing.
+    if (pending) deps.deliverSoon(orderId);
     logger.debug({ orderId, source, stage: order.stage, changed: result.changed }, "order transition");
     return result.changed ? "applied" : "stale";
   }
@@ -124,6 +141,7 @@ export function createIngestProcessor(deps: IngestDeps) {
     payload: unknown,
     refs: EventRefs,
     raws: Map<string, string>,
+    mayAskApi: boolean,
   ): Promise<OrderRecord | undefined> {
     const facts = transactionFacts(payload);
     const reference = referenceOf(payload);
@@ -137,6 +155,7 @@ export function createIngestProcessor(deps: IngestDeps) {
       if (orderId) order = await store.orders.get(orderId);
     }
     if (!order && facts.id) {
+      if (!mayAskApi) throw new NeedsQueueError();
       try {
         const transactions = await deps.api.getTransactions({ id: facts.id });
         for (const transaction of transactions) {

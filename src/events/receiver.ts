@@ -5,12 +5,12 @@ import type { EventDeduper } from "#src/store/index.js";
 import { dedupeDigest, dedupeIdentity } from "./dedupe.ts";
 import type { EventRefs, IngestJobData } from "./ingest.ts";
 import { jsonDepthExceeds } from "./json-depth.ts";
-import type { JobQueue } from "./queue.ts";
 import { checkWebhookSignature } from "./signature.ts";
 
 /**
- * POST /webhooks/payout. Verify the signature over the raw bytes, validate the shape, drop repeats, queue durably,
- * answer 200 — all before any slow work, so the sender gets its answer well inside its 5 s.
+ * POST /webhooks/payout. Verify the signature over the raw bytes, validate the shape, drop repeats, record durably
+ * (the order's transition and outbox, a few Redis commands; or a queued job when that needs the API), answer 200 —
+ * all before any slow work, so the sender gets its answer well inside its 5 s.
  *   forged or unsigned → 401, malformed (bad JSON, a shape we refuse, nested deeper than MAX_WEBHOOK_DEPTH) → 400,
  *   and nothing is queued; ping → 200; duplicate → 200.
  * A ping is answered before the signature check (the provider pings on registration, notes 11); it does nothing.
@@ -26,7 +26,11 @@ interface ReceiverDeps {
    */
   parseEvent: (json: unknown) => { event: string; refs: EventRefs } | undefined | null;
   deduper: EventDeduper;
-  ingest: JobQueue<IngestJobData>;
+  /**
+   * Records the event durably (its transition and outbox, or a queued ingest job); resolves once it is. `jobId`
+   * makes a queued job added once.
+   */
+  accept: (event: IngestJobData, jobId: string | undefined) => Promise<void>;
   logger: Logger;
   metrics?: Metrics;
 }
@@ -93,13 +97,14 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
       refs: parsed.refs,
     };
     try {
-      // Add-once by job id: two deliveries of one event racing here make one job.
-      await deps.ingest.add("webhook", job, digest ? { jobId: `wh-${digest}` } : {});
+      // Two deliveries of one event racing here apply it once (the transition is a compare-and-set) or queue one
+      // job (add-once by job id).
+      await deps.accept(job, digest ? `wh-${digest}` : undefined);
       if (digest) await deps.deduper.remember(digest);
     } catch (error) {
-      // Not queued (or not remembered): a 5xx makes the sender retry, and the retry is queued again.
+      // Not recorded (or not remembered): a 5xx makes the sender retry, and the retry is recorded again.
       count(envelope.event, "error");
-      logger.error({ err: error, event: envelope.event }, "webhook could not be queued");
+      logger.error({ err: error, event: envelope.event }, "webhook could not be recorded");
       return answer(503, { status: "error", message: "temporarily unavailable" });
     }
     count(envelope.event, "accepted");

@@ -89,6 +89,11 @@ export const keys = {
   outboxCursor: (orderId: string) => `events:outbox:${orderId}:cursor`,
   /** The outbox entry whose notification is being sent (set before the send, cleared by the cursor's move). */
   outboxSending: (orderId: string) => `events:outbox:${orderId}:sending`,
+  /**
+   * Sorted set: orders whose outbox holds undelivered entries, scored by when a delivery is overdue (ms). Entered
+   * with the entry, left when the cursor catches up; the sweep hands overdue ones to the delivery queue.
+   */
+  outboxDue: () => "events:outbox:due",
   /** Short-lived lock so one delivery at a time talks to an order's chat. */
   orderLock: (orderId: string) => `events:lock:${orderId}`,
   /** KES payment.sent carries only `reference`: remembered from payment.received to find the order. */

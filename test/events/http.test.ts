@@ -61,7 +61,8 @@ beforeAll(async () => {
         return parsed.ok ? { event: parsed.event.event, refs: webhookEventRefs(parsed.event) } : undefined;
       },
       deduper: new EventDeduper(redis),
-      ingest: backend.ingest,
+      // Recording = queueing here, so the test can read what the receiver accepted.
+      accept: (event, jobId) => backend.ingest.add("webhook", event, jobId ? { jobId } : {}),
       logger,
       metrics,
     }),

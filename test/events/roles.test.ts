@@ -63,7 +63,7 @@ afterEach(async () => {
 });
 
 describe("process roles", () => {
-  it("web acknowledges and queues without workers; a worker process delivers and takes no webhooks", async () => {
+  it("web applies and delivers what it receives without workers; a worker sweeps overdue deliveries and takes no webhooks", async () => {
     web = await startStack({ env: { PROCESS_ROLE: "web", REDIS_URL: testRedisUrl() } });
     const { app, tg, sandbox } = web;
     const user = tg.user({ id: USER_ID, first_name: "Ada", language_code: "en" });
@@ -103,7 +103,11 @@ describe("process roles", () => {
     expect(ack.status).toBe(200);
     expect(await ack.json()).toEqual({ status: "ok" });
 
-    // No process has workers yet: the event waits in the queue, and nothing reached the user.
+    // No process has workers: the web process recorded the event and delivered it itself, a status card then the
+    // notification threaded under it; nothing went through the ingest queue.
+    const card = await user.nextMessage({ timeoutMs: 20_000 });
+    const notification = await user.nextMessage({ timeoutMs: 20_000 });
+    expect(notification.reply_to_message?.message_id).toBe(card.message_id);
     const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
     const ingest = new Queue(QUEUE_NAMES.ingest, { connection, prefix: "bull" });
     cleanups.push(
@@ -111,7 +115,12 @@ describe("process roles", () => {
       () => connection.quit(),
     );
     expect(await workersHere(ingest)).toBe(0);
-    expect((await ingest.getJobCounts("waiting")).waiting).toBe(1);
+    expect((await ingest.getJobCounts("waiting")).waiting).toBe(0);
+
+    // What a web process that died between recording a state and delivering it leaves behind: an overdue outbox.
+    await app.store.orders.transition(ORDER_ID, { stage: "payout_sent" });
+    await app.store.outbox.record({ orderId: ORDER_ID, stage: "payout_sent" }, { dueAt: Date.now() - 1 });
+    await tg.idle();
     expect(user.unconsumed()).toHaveLength(0);
 
     const workerRedis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
@@ -141,10 +150,9 @@ describe("process roles", () => {
     await worker.start();
     expect(await workersHere(ingest)).toBeGreaterThan(0);
 
-    // The worker delivers what the web process queued: a status card, then the notification threaded under it.
-    const card = await user.nextMessage({ timeoutMs: 20_000 });
-    const notification = await user.nextMessage({ timeoutMs: 20_000 });
-    expect(notification.reply_to_message?.message_id).toBe(card.message_id);
+    // The worker's sweep finds it overdue and delivers it: the card edited in place, a notification under it.
+    const sent = await user.nextMessage({ timeoutMs: 20_000 });
+    expect(sent.reply_to_message?.message_id).toBe(card.message_id);
 
     // A worker serves health and metrics, not webhooks (those go to the web processes).
     expect((await post(worker.httpUrl)).status).toBe(404);

@@ -1,0 +1,116 @@
+import type { Logger } from "#src/log/logger.js";
+import type { Outbox } from "#src/store/index.js";
+import type { DeliveryJobData } from "./delivery.ts";
+import { type JobProcessor, type JobQueue, RetryLaterError } from "./queue.ts";
+
+/**
+ * Order deliveries run in the process that recorded them, right away, instead of through the delivery queue: a
+ * queued job costs ~25 Redis commands and a hop, the delivery itself ~10. The outbox's due set keeps this as safe
+ * as the queue: an order stays in it until its cursor reaches the end of its log, and the sweep (src/events/index.ts)
+ * hands any that stay overdue (this process died mid-delivery) to the queue. What the queue still does:
+ *   - another process holds the order's lock, or Telegram failed: the job retries with backoff (and the due set is
+ *     pushed out meanwhile, so the sweep does not add a second job);
+ *   - more orders than `concurrency` at once and `backlog` already waiting here: the rest go to the queue.
+ * Within this process an order is delivered by one run at a time; a run asked for while one is going makes it look
+ * again when it ends, so entries recorded meanwhile are not left behind.
+ */
+export interface InlineDeliveries {
+  /** Deliver the order's outbox now, in this process (never throws; failures go to the queue). */
+  soon(orderId: string): void;
+  /** Resolves once every run started so far has ended (shutdown). */
+  idle(): Promise<void>;
+}
+
+interface InlineDeliveryDeps {
+  deliver: JobProcessor<DeliveryJobData>;
+  deliveries: JobQueue<DeliveryJobData>;
+  outbox: Outbox;
+  logger: Logger;
+  now: () => number;
+  concurrency: number;
+  /** Orders waiting for a free run before the next goes to the queue. */
+  backlog?: number;
+  /** How long the due set leaves an order to a queued job before the sweep looks at it again. */
+  queuedLeaseMs?: number;
+}
+
+export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveries {
+  const backlog = deps.backlog ?? 1_000;
+  const queuedLeaseMs = deps.queuedLeaseMs ?? 30 * 60_000;
+  /** Orders being delivered here, and whether another look was asked for meanwhile. */
+  const running = new Map<string, { again: boolean }>();
+  const waiting: string[] = [];
+  const waitingSet = new Set<string>();
+  const runs = new Set<Promise<void>>();
+
+  async function run(orderId: string): Promise<void> {
+    const state = { again: false };
+    running.set(orderId, state);
+    try {
+      do {
+        state.again = false;
+        await deps.deliver({
+          id: `inline-${orderId}`,
+          name: "order",
+          data: { kind: "order", orderId },
+          attemptsMade: 0,
+        });
+      } while (state.again);
+    } catch (error) {
+      if (!(error instanceof RetryLaterError))
+        deps.logger.warn({ err: error, orderId }, "delivery failed; queued for retries");
+      await toQueue(orderId);
+    } finally {
+      running.delete(orderId);
+      next();
+    }
+  }
+
+  async function toQueue(orderId: string): Promise<void> {
+    try {
+      await deps.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true });
+      await deps.outbox.deferDue(orderId, deps.now() + queuedLeaseMs);
+    } catch (error) {
+      // Still in the due set: the sweep queues it once it is overdue.
+      deps.logger.warn({ err: error, orderId }, "delivery could not be queued; the sweep will");
+    }
+  }
+
+  function start(orderId: string): void {
+    const promise = run(orderId);
+    runs.add(promise);
+    void promise.finally(() => runs.delete(promise));
+  }
+
+  function next(): void {
+    while (running.size < deps.concurrency && waiting.length > 0) {
+      const orderId = waiting.shift() as string;
+      waitingSet.delete(orderId);
+      if (running.has(orderId)) running.get(orderId)!.again = true;
+      else start(orderId);
+    }
+  }
+
+  return {
+    soon(orderId) {
+      const current = running.get(orderId);
+      if (current) {
+        current.again = true;
+        return;
+      }
+      if (running.size < deps.concurrency) return start(orderId);
+      if (waitingSet.has(orderId)) return;
+      if (waiting.length < backlog) {
+        waiting.push(orderId);
+        waitingSet.add(orderId);
+        return;
+      }
+      const queued = toQueue(orderId);
+      runs.add(queued);
+      void queued.finally(() => runs.delete(queued));
+    },
+    async idle() {
+      while (runs.size > 0) await Promise.allSettled([...runs]);
+    },
+  };
+}
