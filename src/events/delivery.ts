@@ -162,7 +162,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       await notifier.notify(order, entry.stage, view);
     } catch (error) {
       if (error instanceof GrammyError || error instanceof HttpError || error instanceof UnreachableUserError)
-        await outbox.clearSending(order.orderId);
+        await outbox.clearSending(order.orderId, entry.seq);
       throw error;
     }
   }

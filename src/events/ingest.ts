@@ -113,14 +113,17 @@ export function createIngestProcessor(deps: IngestDeps) {
     const { order } = result;
     // A paid stage reached with "payment received" never shown (its event's ingest died between transition() and
     // the record, or both webhooks were lost and the reconciler found the order done): show that stage first, so
-    // every stage that happened reaches the user once and in order.
-    if (PAID_STAGES.has(order.stage))
-      await deps.outbox.record({ orderId, stage: "payment_received" }, { onlyAfter: "awaiting_payment" });
-    // Blocks the check did not see one by one (two mined between polls) are still shown, each in order.
-    for (const step of confirmationSteps(result.previousConfirmations, order)) await deps.outbox.record(step);
-    // Record even when `changed` is false: a retry after a crash between transition() and here must still
-    // reach the user. The outbox only appends states the user has not been given.
-    const { pending } = await deps.outbox.record(order);
+    // every stage that happened reaches the user once and in order. Blocks the check did not see one by one (two
+    // mined between polls) are still shown, each in order. The order's own state is recorded even when `changed` is
+    // false: a retry after a crash between transition() and here must still reach the user (the outbox only appends
+    // states the user has not been given). All in one round trip.
+    const { pending } = await deps.outbox.recordAll(orderId, [
+      ...(PAID_STAGES.has(order.stage)
+        ? [{ state: { stage: "payment_received" as const }, onlyAfter: "awaiting_payment" as const }]
+        : []),
+      ...confirmationSteps(result.previousConfirmations, order).map((state) => ({ state })),
+      { state: order },
+    ]);
     // The reconciler's follow-up: both writes in one round trip.
     const follow = result.changed && !isTerminalStage(order.stage) && order.stage !== "awaiting_payment";
     const delay = isPendingOnchain(order) ? deps.onchainPollMs : deps.followUpMs;

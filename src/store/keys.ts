@@ -85,10 +85,11 @@ export const keys = {
   dedupe: (digest: string) => `events:seen:${digest}`,
   /** Per-order log of applied transitions still to show the user (the notification outbox). */
   outbox: (orderId: string) => `events:outbox:${orderId}`,
-  /** How many outbox entries have been delivered to the user. */
+  /**
+   * How many outbox entries have been delivered to the user, then ":<seq>" while that entry's notification is being
+   * sent (set before the send, cleared by the cursor's move; left behind only by a crash mid-send).
+   */
   outboxCursor: (orderId: string) => `events:outbox:${orderId}:cursor`,
-  /** The outbox entry whose notification is being sent (set before the send, cleared by the cursor's move). */
-  outboxSending: (orderId: string) => `events:outbox:${orderId}:sending`,
   /**
    * Sorted set: orders whose outbox holds undelivered entries, scored by when a delivery is overdue (ms). Entered
    * with the entry, left when the cursor catches up; the sweep hands overdue ones to the delivery queue.

@@ -45,66 +45,71 @@ function snapshotKey(order: Pick<OrderRecord, "stage" | "confirmations" | "txid"
 const BASELINE_STAGE: OrderStage = "awaiting_payment";
 const BASELINE_KEY = snapshotKey({ stage: BASELINE_STAGE });
 
-// Append only when the state differs from the tail (or from the untouched baseline when the log is empty) and does
-// not go back: a state ranked below the tail's, or the same stage with fewer confirmations (recorded by an ingest
-// that ran beside a later event's), is never appended behind it.
-// Returns {appended, pending}: pending = the log holds entries past the delivery cursor (one round trip for both);
-// a pending order enters the due set (kept at its first due time while it stays pending).
+// Appends states in one round trip, each only when it differs from the tail (or from the untouched baseline when the
+// log is empty) and does not go back: a state ranked below the tail's, or the same stage with fewer confirmations
+// (recorded by an ingest that ran beside a later event's), is never appended behind it.
+// Returns {appended count, pending}: pending = the log holds entries past the delivery cursor; a pending order enters
+// the due set (kept at its first due time while it stays pending).
 // Entries are JSON objects that start with {"stage":…,"key":…, so the tail's stage and key are read with a
 // pattern and a prefix comparison, not a JSON library: the same script runs on Redis and on local mode's
-// in-memory stand-in (which has no cjson).
-//   ARGV[1] the entry's head '{"stage":"<stage>","key":<key as a JSON string>,'   ARGV[2] the rest of its fields
-//   ARGV[3] '1' when this state is the baseline   ARGV[4] the baseline stage   ARGV[5] TTL   ARGV[6] the stage
-//   ARGV[7] '' or a stage the tail must be at (a filled-in earlier stage is appended only right after that one,
-//   never behind a later state)   ARGV[8] ',<stage>,…,' the stages ranked above this one   ARGV[9] the order id
-//   ARGV[10] when a delivery of it is overdue (ms)   ARGV[11] '' or its confirmations (fewer than the tail's, at the
-//   same stage, is behind too)
+// in-memory stand-in (which has no cjson). The cursor key holds "<cursor>" or "<cursor>:<seq being sent>".
+//   KEYS: the log, the cursor, the due set.
+//   ARGV[1] order id   ARGV[2] TTL   ARGV[3] the baseline stage   ARGV[4] when a delivery is overdue (ms)
+//   then per state, 7 values: the entry's head '{"stage":"<stage>","key":<key as a JSON string>,' · the rest of its
+//   fields · '1' when it is the baseline · its stage · '' or a stage the tail must be at (a filled-in earlier stage
+//   is appended only right after that one) · ',<stage>,…,' the stages ranked above it · '' or its confirmations
 const RECORD = new LuaScript(`
 local length = redis.call('LLEN', KEYS[1])
-local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')
-local tail = redis.call('LINDEX', KEYS[1], -1)
-local tailStage = ARGV[4]
-local same = ARGV[3] == '1'
-if tail then
-  tailStage = string.match(tail, '^{"stage":"([a-z_]+)","key":')
-  same = string.sub(tail, 1, #ARGV[1]) == ARGV[1]
-end
-local behind = string.find(ARGV[8], ',' .. tailStage .. ',', 1, true) ~= nil
-if tail and not behind and tailStage == ARGV[6] and ARGV[11] ~= '' then
-  local shown = tonumber(string.match(tail, '^{"stage":"[a-z_]+","key":"[a-z_]+|(%d+)|') or '')
-  behind = shown ~= nil and shown > tonumber(ARGV[11])
-end
-if same or behind or (ARGV[7] ~= '' and tailStage ~= ARGV[7]) then
-  if length > cursor then
-    redis.call('ZADD', KEYS[3], 'NX', ARGV[10], ARGV[9])
-    return {0, 1}
+local cursor = tonumber(string.match(redis.call('GET', KEYS[2]) or '0', '^(%d+)'))
+local tail = nil
+if length > 0 then tail = redis.call('LINDEX', KEYS[1], -1) end
+local tailStage = ARGV[3]
+if tail then tailStage = string.match(tail, '^{"stage":"([a-z_]+)","key":') end
+local appended = 0
+for i = 5, #ARGV, 7 do
+  local head, stage, onlyAfter, confirmations = ARGV[i], ARGV[i + 3], ARGV[i + 4], ARGV[i + 6]
+  local same = ARGV[i + 2] == '1'
+  if tail then same = string.sub(tail, 1, #head) == head end
+  local behind = string.find(ARGV[i + 5], ',' .. tailStage .. ',', 1, true) ~= nil
+  if tail and not behind and tailStage == stage and confirmations ~= '' then
+    local shown = tonumber(string.match(tail, '^{"stage":"[a-z_]+","key":"[a-z_]+|(%d+)|') or '')
+    behind = shown ~= nil and shown > tonumber(confirmations)
   end
-  return {0, 0}
+  if not (same or behind or (onlyAfter ~= '' and tailStage ~= onlyAfter)) then
+    local notify = 'false'
+    if tailStage ~= stage then notify = 'true' end
+    length = length + 1
+    tail = head .. '"seq":' .. length .. ',"notify":' .. notify .. ',"from":"' .. tailStage .. '",' .. ARGV[i + 1] .. '}'
+    redis.call('RPUSH', KEYS[1], tail)
+    if length == 1 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2])) end
+    tailStage = stage
+    appended = appended + 1
+  end
 end
-local notify = 'false'
-if tailStage ~= ARGV[6] then notify = 'true' end
-local entry = ARGV[1] .. '"seq":' .. (length + 1) .. ',"notify":' .. notify .. ',"from":"' .. tailStage .. '",' .. ARGV[2] .. '}'
-redis.call('RPUSH', KEYS[1], entry)
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
-redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
-redis.call('ZADD', KEYS[3], 'NX', ARGV[10], ARGV[9])
-return {1, 1}
+if length > cursor then
+  redis.call('ZADD', KEYS[3], 'NX', ARGV[4], ARGV[1])
+  return {appended, 1}
+end
+return {appended, 0}
 `);
 
-// The cursor, the entries after it and the sending mark, in one round trip.
+// The cursor, the entries after it and the seq being sent, in one round trip.
 const PENDING = new LuaScript(`
-local cursor = tonumber(redis.call('GET', KEYS[2]) or '0')
-return {cursor, redis.call('LRANGE', KEYS[1], cursor, -1), tonumber(redis.call('GET', KEYS[3]) or '0')}
+local value = redis.call('GET', KEYS[2]) or '0'
+local cursor = tonumber(string.match(value, '^(%d+)'))
+return {cursor, redis.call('LRANGE', KEYS[1], cursor, -1), tonumber(string.match(value, ':(%d+)$') or '0')}
 `);
 
-// The cursor only moves forward; moving it settles the entry being sent, and an order whose cursor reached the end
-// of its log leaves the due set.
+// The cursor only moves forward; writing it clears the mark of the entry being sent, and an order whose cursor
+// reached the end of its log leaves the due set.
 const ADVANCE = new LuaScript(`
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local value = redis.call('GET', KEYS[1]) or '0'
+local current = tonumber(string.match(value, '^(%d+)'))
 local cursor = math.max(current, tonumber(ARGV[1]))
-if cursor > current then redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2])) end
-redis.call('DEL', KEYS[2])
-if cursor >= redis.call('LLEN', KEYS[3]) then redis.call('ZREM', KEYS[4], ARGV[3]) end
+if cursor > current or value ~= tostring(current) then
+  redis.call('SET', KEYS[1], tostring(cursor), 'EX', tonumber(ARGV[2]))
+end
+if cursor >= redis.call('LLEN', KEYS[2]) then redis.call('ZREM', KEYS[3], ARGV[3]) end
 return 1
 `);
 
@@ -116,8 +121,10 @@ for _, orderId in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', next, orderId
 return due
 `);
 
-/** A sending mark outlives any delivery; it only has to survive the process that set it. */
-const SENDING_TTL_SECONDS = 24 * 3600;
+type RecordedState = Pick<
+  OrderRecord,
+  "orderId" | "stage" | "confirmations" | "txid" | "payoutReference" | "failureReason"
+>;
 
 export class Outbox {
   constructor(private readonly redis: Redis) {}
@@ -127,38 +134,50 @@ export class Outbox {
    * `pending`: some entry (this one or an earlier one) is still undelivered, so a delivery is due.
    */
   async record(
-    order: Pick<
-      OrderRecord,
-      "orderId" | "stage" | "confirmations" | "txid" | "payoutReference" | "failureReason"
-    >,
+    order: RecordedState,
     options: { onlyAfter?: OrderStage; dueAt?: number } = {},
   ): Promise<{ appended: boolean; pending: boolean }> {
-    const key = snapshotKey(order);
-    const fields = {
-      ...(order.confirmations === undefined ? {} : { confirmations: order.confirmations }),
-      ...(order.txid ? { txid: order.txid } : {}),
-      ...(order.payoutReference ? { payoutReference: order.payoutReference } : {}),
-      ...(order.failureReason ? { failureReason: order.failureReason } : {}),
-      at: new Date().toISOString(),
-    };
-    const [appended, pending] = (await RECORD.run(
-      this.redis,
-      [keys.outbox(order.orderId), keys.outboxCursor(order.orderId), keys.outboxDue()],
-      [
-        `{"stage":${JSON.stringify(order.stage)},"key":${JSON.stringify(key)},`,
+    const { appended, pending } = await this.recordAll(
+      order.orderId,
+      [{ state: order, onlyAfter: options.onlyAfter }],
+      options.dueAt,
+    );
+    return { appended: appended === 1, pending };
+  }
+
+  /** `record` for several states of one order, in order and in one round trip; `appended` counts the new ones. */
+  async recordAll(
+    orderId: string,
+    states: Array<{ state: Omit<RecordedState, "orderId">; onlyAfter?: OrderStage | undefined }>,
+    dueAt = Date.now() + DEFAULT_DUE_MS,
+  ): Promise<{ appended: number; pending: boolean }> {
+    const at = new Date().toISOString();
+    const args: Array<string | number> = [orderId, OUTBOX_TTL_SECONDS, BASELINE_STAGE, dueAt];
+    for (const { state, onlyAfter } of states) {
+      const key = snapshotKey(state);
+      const fields = {
+        ...(state.confirmations === undefined ? {} : { confirmations: state.confirmations }),
+        ...(state.txid ? { txid: state.txid } : {}),
+        ...(state.payoutReference ? { payoutReference: state.payoutReference } : {}),
+        ...(state.failureReason ? { failureReason: state.failureReason } : {}),
+        at,
+      };
+      args.push(
+        `{"stage":${JSON.stringify(state.stage)},"key":${JSON.stringify(key)},`,
         JSON.stringify(fields).slice(1, -1),
         key === BASELINE_KEY ? "1" : "0",
-        BASELINE_STAGE,
-        OUTBOX_TTL_SECONDS,
-        order.stage,
-        options.onlyAfter ?? "",
-        RANKED_ABOVE[order.stage],
-        order.orderId,
-        options.dueAt ?? Date.now() + DEFAULT_DUE_MS,
-        order.confirmations === undefined ? "" : String(order.confirmations),
-      ],
+        state.stage,
+        onlyAfter ?? "",
+        RANKED_ABOVE[state.stage],
+        state.confirmations === undefined ? "" : String(state.confirmations),
+      );
+    }
+    const [appended, pending] = (await RECORD.run(
+      this.redis,
+      [keys.outbox(orderId), keys.outboxCursor(orderId), keys.outboxDue()],
+      args,
     )) as [number, number];
-    return { appended: appended === 1, pending: pending === 1 };
+    return { appended, pending: pending === 1 };
   }
 
   /**
@@ -169,7 +188,6 @@ export class Outbox {
     const [cursor, raws, sending] = (await PENDING.run(this.redis, [
       keys.outbox(orderId),
       keys.outboxCursor(orderId),
-      keys.outboxSending(orderId),
     ])) as [number, string[], number];
     const entries: OutboxEntry[] = [];
     for (const raw of raws) {
@@ -179,21 +197,24 @@ export class Outbox {
     return { cursor, entries, sending: Number(sending) };
   }
 
-  /** Note that entry `seq`'s notification is about to be sent (a crash during the send leaves the mark). */
+  /**
+   * Note that entry `seq`'s notification is about to be sent (a crash during the send leaves the mark). Entries are
+   * delivered in order under the order's lock, so the cursor stands just before it.
+   */
   async markSending(orderId: string, seq: number): Promise<void> {
-    await this.redis.set(keys.outboxSending(orderId), seq, "EX", SENDING_TTL_SECONDS);
+    await this.redis.set(keys.outboxCursor(orderId), `${seq - 1}:${seq}`, "EX", OUTBOX_TTL_SECONDS);
   }
 
-  /** The send was answered with a refusal or never left: nothing reached the chat, a retry may send it. */
-  async clearSending(orderId: string): Promise<void> {
-    await this.redis.del(keys.outboxSending(orderId));
+  /** The send of entry `seq` was answered with a refusal or never left: nothing reached the chat, a retry may send it. */
+  async clearSending(orderId: string, seq: number): Promise<void> {
+    await this.redis.set(keys.outboxCursor(orderId), String(seq - 1), "EX", OUTBOX_TTL_SECONDS);
   }
 
   /** Mark entries up to and including `seq` delivered (the cursor only moves forward). */
   async advance(orderId: string, seq: number): Promise<void> {
     await ADVANCE.run(
       this.redis,
-      [keys.outboxCursor(orderId), keys.outboxSending(orderId), keys.outbox(orderId), keys.outboxDue()],
+      [keys.outboxCursor(orderId), keys.outbox(orderId), keys.outboxDue()],
       [seq, OUTBOX_TTL_SECONDS, orderId],
     );
   }

@@ -74,8 +74,8 @@ describe("/status", () => {
     const stored = await stack.app.store.orders.get(order.orderId);
     expect(stored).toMatchObject({ stage: "payout_sent", confirmations: 0 });
     expect(sent.text).toContain(`Transaction: ${stored?.txid}`);
-    // The order's own status card follows.
-    expect((await user.nextEdit(card)).text).toContain("Bitcoin sent");
+    // The order's own status card follows (after "payment received", when the bank transfer's webhook came first).
+    expect((await user.nextEdit(card, { match: /Bitcoin sent/ })).text).toContain("Confirmations: 0/3");
 
     // Refresh edits in place; the store only ever moves forward.
     await stack.mineBlocks(3);

@@ -324,7 +324,8 @@ export async function settled(harness: Harness, orderIds: string[], timeoutMs = 
           harness.redis.get(`events:outbox:${orderId}:cursor`),
           harness.redis.llen(`events:outbox:${orderId}`),
         ]);
-        if (Number(cursor ?? 0) < length) return false;
+        // "<cursor>" or "<cursor>:<seq being sent>".
+        if (Number.parseInt(cursor ?? "0", 10) < length) return false;
       }
       return true;
     },
