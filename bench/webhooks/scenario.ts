@@ -3,12 +3,10 @@ import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import { Queue } from "bullmq";
 import { Api } from "grammy";
 import { createPayoutApi } from "#src/api/index.js";
 import { createTelegramTransformers, installTransformers } from "#src/bot/telegram-transformers.js";
 import { createEventsPipeline } from "#src/events/index.js";
-import { QUEUE_NAMES } from "#src/events/keys.js";
 import { createHttpServer, PAYOUT_WEBHOOK_PATH } from "#src/http/index.js";
 import { AccountLanguage } from "#src/i18n/account-language.js";
 import { createTranslator } from "#src/i18n/index.js";
@@ -20,10 +18,11 @@ import { createStore } from "#src/store/index.js";
 import { countingLogger, type LogCounter } from "../lib/bot-deps.ts";
 import { spawnChild } from "../lib/child.ts";
 import { runningCompiled } from "../lib/compiled.ts";
-import { type BenchRedis, type RedisSnapshot, redisDelta } from "../lib/redis.ts";
+import { type BenchRedis, redisDelta } from "../lib/redis.ts";
 import { type LatencySummary, progress, summarize } from "../lib/report.ts";
 import { orderRecord, syntheticOrders } from "./events.ts";
 import type { SendPlan, SendReport } from "./sender-child.ts";
+import { postSerially, type StageCost } from "./stages.ts";
 import type { Tally, Timeline } from "./telegram-child.ts";
 
 /**
@@ -43,24 +42,18 @@ export interface ScenarioOptions {
   sandbox: Sandbox;
   /** Give up waiting for deliveries after this long. */
   deliveryTimeoutMs: number;
-  /** false: the queue workers are not started — the receiver alone (acknowledge + queue), nothing delivered. */
+  /**
+   * false: the queue workers are not started, as in a PROCESS_ROLE=web process: it applies and delivers what it
+   * receives by itself, with no retries, sweeps or reconciler behind it.
+   */
   workers?: boolean;
   /** Write a .cpuprofile of the measured window (posting until delivered) into this directory. */
   cpuProfileDir?: string;
   /**
-   * Count Redis work stage by stage: both queues paused while posting (receive + acknowledge), then ingest alone,
-   * then deliveries. Latencies of such a run mean nothing; only its Redis figures are used.
+   * Count Redis work stage by stage: events posted one at a time under a MONITOR (./stages.ts). Latencies of such a
+   * run mean nothing; only its Redis figures are used.
    */
   staged?: boolean;
-}
-
-/** Redis commands per event in each stage of a staged run. */
-export interface StageCost {
-  stage: string;
-  /** How long the stage took alone (posting, for receive: paced by the sender). */
-  seconds: number;
-  perEvent: number;
-  top: Record<string, number>;
 }
 
 export interface ScenarioResult {
@@ -256,18 +249,10 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     if (options.limits) await telegramSide.request("rateLimits", true);
     await telegramSide.request("mark");
 
-    const control = options.staged
-      ? {
-          ingest: new Queue(QUEUE_NAMES.ingest, { connection: options.redis.probe }),
-          deliveries: new Queue(QUEUE_NAMES.deliveries, { connection: options.redis.probe }),
-        }
-      : undefined;
-    if (control) await Promise.all([control.ingest.pause(), control.deliveries.pause()]);
     progress(`${options.label}: posting ${orders.length * 2} events at ${options.ratePerSecond}/s`);
     globalThis.gc?.();
     const profiler = options.cpuProfileDir ? await startProfiler() : undefined;
     const redisBefore = await options.redis.snapshot();
-    const postingStarted = performance.now();
     const cpuBefore = process.cpuUsage();
     const eluBefore = performance.eventLoopUtilization();
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
@@ -282,28 +267,25 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       connections: options.connections,
       window: 25,
     };
-    const report = await sender.request<SendReport>("send", plan);
+    const serial = options.staged
+      ? await postSerially({
+          url: plan.url,
+          secret,
+          orders,
+          run,
+          redisUrl: options.redis.server.url,
+          notifications: async () => (await telegramSide.request<{ sends: number }>("count")).sends,
+        })
+      : undefined;
+    const report = serial?.report ?? (await sender.request<SendReport>("send", plan));
     const elu = performance.eventLoopUtilization(eluBefore);
     loopDelay.disable();
     const gc = gcPauses.stop();
 
-    const stageSnapshots: [string, RedisSnapshot, number][] = [
-      ["receive + ack", await options.redis.snapshot(), performance.now()],
-    ];
-    if (control) {
-      await control.ingest.resume();
-      for (;;) {
-        const counts = await control.ingest.getJobCounts("waiting", "active", "delayed", "prioritized");
-        if (Object.values(counts).every((count) => count === 0)) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      stageSnapshots.push(["ingest", await options.redis.snapshot(), performance.now()]);
-      await control.deliveries.resume();
-    }
-    const expected = workers ? orders.length * 2 : 0;
+    const expected = orders.length * 2;
     const deadline = Date.now() + options.deliveryTimeoutMs;
     let lastLog = 0;
-    while (workers) {
+    for (;;) {
       const { sends } = await telegramSide.request<{ sends: number }>("count");
       const stats = await events.stats();
       const busy = Object.entries(stats).some(
@@ -327,26 +309,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const cpu = process.cpuUsage(cpuBefore);
     const redisAfter = await options.redis.snapshot();
     const redisUsed = redisDelta(redisBefore, redisAfter);
-    stageSnapshots.push(["deliver", redisAfter, performance.now()]);
-    const eventTotal = orders.length * 2;
-    const stages = control
-      ? stageSnapshots.map(([stage, snapshot, at], index) => {
-          const previous = stageSnapshots[index - 1];
-          const delta = redisDelta(previous ? previous[1] : redisBefore, snapshot);
-          return {
-            stage,
-            seconds: (at - (previous ? previous[2] : postingStarted)) / 1000,
-            perEvent: delta.total / eventTotal,
-            top: Object.fromEntries(
-              Object.entries(delta.calls)
-                .slice(0, 6)
-                .map(([name, count]) => [name, count / eventTotal]),
-            ),
-          };
-        })
-      : undefined;
-    await control?.ingest.close();
-    await control?.deliveries.close();
+    const _eventTotal = orders.length * 2;
     if (profiler && options.cpuProfileDir) {
       const file = join(options.cpuProfileDir, `webhooks-${options.label.replace(/\W+/g, "-")}.cpuprofile`);
       await profiler.stop(file);
@@ -354,10 +317,10 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     }
     const eventCount = orders.length * 2;
     const tally = await telegramSide.request<Tally>("tally");
-    const timeline = workers ? await telegramSide.request<Timeline>("timeline") : { edits: {}, sends: {} };
+    const timeline = await telegramSide.request<Timeline>("timeline");
     const toCardEdit: number[] = [];
     const toBoth: number[] = [];
-    for (const order of workers ? orders : []) {
+    for (const order of orders) {
       const edits = timeline.edits[String(order.userId)] ?? [];
       const sends = timeline.sends[String(order.userId)] ?? [];
       (["received", "sent"] as const).forEach((kind, k) => {
@@ -372,7 +335,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const deadLetters = (await events.deadLetters.list(1_000)).length;
     let lost = 0;
     let duplicates = 0;
-    for (const order of workers ? orders : []) {
+    for (const order of orders) {
       const got = tally.sendsByChat[String(order.userId)] ?? 0;
       lost += Math.max(0, 2 - got);
       duplicates += Math.max(0, got - 2);
@@ -424,7 +387,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       redisCpuMsPerEvent: (redisUsed.cpuSeconds * 1000) / eventCount,
       toCardEdit: summarize(toCardEdit),
       toBoth: summarize(toBoth),
-      stages,
+      stages: serial?.stages,
       logs: counter,
     };
   } finally {

@@ -43,9 +43,9 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
   const waitingSet = new Set<string>();
   const runs = new Set<Promise<void>>();
 
-  async function run(orderId: string): Promise<void> {
-    const state = { again: false };
-    running.set(orderId, state);
+  async function run(orderId: string, state: { again: boolean }): Promise<void> {
+    // After the current turn: the receiver's answer goes out before the delivery's Telegram calls start.
+    await new Promise((resolve) => setImmediate(resolve));
     try {
       do {
         state.again = false;
@@ -77,7 +77,9 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
   }
 
   function start(orderId: string): void {
-    const promise = run(orderId);
+    const state = { again: false };
+    running.set(orderId, state);
+    const promise = run(orderId, state);
     runs.add(promise);
     void promise.finally(() => runs.delete(promise));
   }
