@@ -8,6 +8,7 @@ import { createPayoutApi } from "#src/api/index.js";
 import { createTelegramTransformers, installTransformers } from "#src/bot/telegram-transformers.js";
 import { createEventsPipeline } from "#src/events/index.js";
 import { createHttpServer, PAYOUT_WEBHOOK_PATH } from "#src/http/index.js";
+import { createTelegramFetch } from "#src/http/telegram-fetch.js";
 import { AccountLanguage } from "#src/i18n/account-language.js";
 import { createTranslator } from "#src/i18n/index.js";
 import { languageResolver } from "#src/i18n/language-of.js";
@@ -206,7 +207,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       logger,
     );
     await accountLanguage.refresh();
-    const telegram = new Api(token, { apiRoot });
+    // The HTTP client production's bot.api uses (the call recorder's base, src/http/telegram-fetch.ts).
+    const telegram = new Api(token, { apiRoot, fetch: createTelegramFetch() as unknown as typeof fetch });
     installTransformers(
       telegram,
       createTelegramTransformers({

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createRequire } from "node:module";
 import type { Transformer } from "grammy";
+import { createTelegramFetch } from "#src/http/telegram-fetch.js";
 import type { Logger } from "#src/log/logger.js";
 import type { UpdateRepository } from "#src/store/index.js";
 
@@ -59,13 +59,6 @@ type Fetch = (
   init?: unknown,
 ) => Promise<{ status: number; text?: () => Promise<string>; json(): Promise<unknown> }>;
 
-/** grammY's own fetch on Node (node-fetch, a dependency of grammy), resolved from grammy's location. */
-function grammyFetch(): Fetch {
-  const fromHere = createRequire(import.meta.url);
-  const fromGrammy = createRequire(fromHere.resolve("grammy"));
-  return fromGrammy("node-fetch") as Fetch;
-}
-
 /** Telegram's answer to answerCallbackQuery once the query has expired (about 15 s after the press). */
 const STALE_QUERY = /query is too old|query ID is invalid/;
 
@@ -94,7 +87,7 @@ export interface CallRecorder {
 export function createCallRecorder(
   repo: UpdateRepository,
   logger: Logger,
-  base: Fetch = grammyFetch(),
+  base: Fetch = createTelegramFetch() as Fetch,
 ): CallRecorder {
   const storage = new AsyncLocalStorage<Scope>();
   const byPayload = new WeakMap<object, Scope>();
