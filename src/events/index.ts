@@ -155,14 +155,24 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
   let stopped = false;
   let dueSweep: NodeJS.Timeout | undefined;
 
-  /** Orders whose delivery is overdue (the process delivering them died): the delivery queue takes them. */
+  /**
+   * Orders whose delivery is overdue (the process delivering them died): the delivery queue takes them, then they are
+   * pushed out of the way for a while. The job id (order and due time) makes racing sweeps, or a sweep repeated after
+   * a crash between the two steps, add one job.
+   */
   async function queueOverdue(): Promise<void> {
     try {
-      const due = await outbox.takeDue(Date.now(), DUE_LEASE_MS, 100);
-      for (const orderId of due) {
+      const due = await outbox.overdue(Date.now(), 100);
+      for (const { orderId, dueAt } of due) {
         logger.info({ orderId }, "overdue delivery queued");
-        await queues.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true });
+        await queues.deliveries.add(
+          "order",
+          { kind: "order", orderId },
+          { jobId: `due-${orderId.replace(/[^A-Za-z0-9_-]/g, "_")}-${dueAt}`, removeOnComplete: true },
+        );
       }
+      const until = Date.now() + DUE_LEASE_MS;
+      await Promise.all(due.map(({ orderId }) => outbox.deferDue(orderId, until)));
     } catch (error) {
       logger.warn({ err: error }, "overdue deliveries not queued; the next sweep tries again");
     }

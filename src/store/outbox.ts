@@ -113,14 +113,6 @@ if cursor >= redis.call('LLEN', KEYS[2]) then redis.call('ZREM', KEYS[3], ARGV[3
 return 1
 `);
 
-// Overdue orders, each pushed ARGV[2] ms further out as it is taken, so one sweep (of any process) takes it at a time.
-const TAKE_DUE = new LuaScript(`
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-local next = tonumber(ARGV[1]) + tonumber(ARGV[2])
-for _, orderId in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', next, orderId) end
-return due
-`);
-
 type RecordedState = Pick<
   OrderRecord,
   "orderId" | "stage" | "confirmations" | "txid" | "payoutReference" | "failureReason"
@@ -219,12 +211,20 @@ export class Outbox {
     );
   }
 
-  /**
-   * Orders whose delivery is overdue at `now` (its process died, or it is waiting on a retry that was due), at most
-   * `limit`; each is pushed `leaseMs` further out, so another sweep does not take it again meanwhile.
-   */
-  async takeDue(now: number, leaseMs: number, limit: number): Promise<string[]> {
-    return (await TAKE_DUE.run(this.redis, [keys.outboxDue()], [now, leaseMs, limit])) as string[];
+  /** Orders whose delivery is overdue at `now`, at most `limit`, with the time each became due (ms). */
+  async overdue(now: number, limit: number): Promise<Array<{ orderId: string; dueAt: number }>> {
+    const flat = await this.redis.zrangebyscore(
+      keys.outboxDue(),
+      "-inf",
+      now,
+      "WITHSCORES",
+      "LIMIT",
+      0,
+      limit,
+    );
+    const due: Array<{ orderId: string; dueAt: number }> = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) due.push({ orderId: flat[i]!, dueAt: Number(flat[i + 1]) });
+    return due;
   }
 
   /** The order's delivery is in other hands (a queued job with its own retries) until `until`. */
