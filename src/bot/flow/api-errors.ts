@@ -22,6 +22,18 @@ export function validationMessageKey(apiMessage: string | undefined): string {
   return VALIDATION_MESSAGES.find(([pattern]) => pattern.test(message))?.[1] ?? "quote:api.rejected";
 }
 
+/**
+ * The API refused to pay a quote that is paid already: what a payment retried after its first try's process died
+ * gets (the first try went through). Not a failure to show; the order's status card tells the rest.
+ */
+export function isAlreadyPaid(error: unknown): boolean {
+  return (
+    error instanceof PayoutApiError &&
+    error.kind === "validation" &&
+    /already paid/i.test(error.apiMessage ?? "")
+  );
+}
+
 /** A calm, specific sentence for a payout API failure, always in our own translated words. */
 export function describeApiError(error: unknown, t: TFunction): { text: string; retryable: boolean } {
   if (error instanceof PayoutApiError) {

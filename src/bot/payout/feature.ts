@@ -1,7 +1,7 @@
 import { createConversation } from "@grammyjs/conversations";
 import { Composer, InlineKeyboard } from "grammy";
 import type { BotContext, FlowContext } from "#src/bot/context.js";
-import { describeApiError } from "#src/bot/flow/api-errors.js";
+import { describeApiError, isAlreadyPaid } from "#src/bot/flow/api-errors.js";
 import { enterFlow, FLOWS } from "#src/bot/flow/enter.js";
 import type { Feature } from "#src/bot/flow/feature.js";
 import { menuData } from "#src/bot/flow/menu-data.js";
@@ -103,6 +103,10 @@ function payoutComposer(): Composer<BotContext> {
       await dropPressedButton(ctx);
     } catch (error) {
       if (error instanceof InFlightError) return;
+      if (isAlreadyPaid(error)) {
+        await dropPressedButton(ctx);
+        return;
+      }
       deps.logger.warn({ err: error, orderId }, "payment simulation failed");
       await ctx.reply(describeApiError(error, ctx.t).text);
     }
