@@ -72,4 +72,75 @@ describe.each(stores)("outbox on %s", (_name, connect) => {
       pending: false,
     });
   });
+  it("never appends a state behind its tail: a lower stage, or the same stage with fewer confirmations", async () => {
+    const orderId = `ob-${Math.random().toString(36).slice(2)}`;
+    // Two ingests of one order overlapping: the later event's states recorded first, in one call.
+    expect(
+      await outbox.recordAll(orderId, [
+        { state: { stage: "payment_received" }, onlyAfter: "awaiting_payment" },
+        { state: { stage: "payout_sent", confirmations: 2 } },
+      ]),
+    ).toEqual({ appended: 2, pending: true });
+    // The slower one arrives after: neither its earlier stage nor its older count is appended.
+    expect(await outbox.record({ orderId, stage: "payment_received" })).toEqual({
+      appended: false,
+      pending: true,
+    });
+    expect(await outbox.record({ orderId, stage: "payout_sent", confirmations: 1 })).toEqual({
+      appended: false,
+      pending: true,
+    });
+    expect(await outbox.record({ orderId, stage: "payout_sent", confirmations: 3 })).toEqual({
+      appended: true,
+      pending: true,
+    });
+    const { entries } = await outbox.pending(orderId);
+    expect(entries.map(({ stage, confirmations }) => [stage, confirmations])).toEqual([
+      ["payment_received", undefined],
+      ["payout_sent", 2],
+      ["payout_sent", 3],
+    ]);
+  });
+
+  it("keeps an order in the due set from its record until its cursor reaches the end", async () => {
+    const orderId = `ob-${Math.random().toString(36).slice(2)}`;
+    const dueAt = 1_000;
+    await outbox.record({ orderId, stage: "payment_received" }, { dueAt });
+    // Recorded again while pending: it keeps its first due time.
+    await outbox.record({ orderId, stage: "completed" }, { dueAt: dueAt + 500 });
+    const overdue = async (now: number) =>
+      (await outbox.overdue(now, 1_000)).filter((entry) => entry.orderId === orderId);
+    expect(await overdue(dueAt - 1)).toEqual([]);
+    expect(await overdue(dueAt)).toEqual([{ orderId, dueAt }]);
+    // Handed to a queued job: out of the sweep's way until then.
+    await outbox.deferDue(orderId, dueAt + 60_000);
+    expect(await overdue(dueAt + 59_999)).toEqual([]);
+    await outbox.advance(orderId, 1);
+    expect(await overdue(dueAt + 60_000)).toEqual([{ orderId, dueAt: dueAt + 60_000 }]);
+    await outbox.advance(orderId, 2);
+    expect(await overdue(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    // Caught up, nothing new: a repeated record does not bring it back.
+    await outbox.record({ orderId, stage: "completed" }, { dueAt });
+    expect(await overdue(Number.MAX_SAFE_INTEGER)).toEqual([]);
+  });
+
+  it("keeps the mark of the notification being sent in the cursor key until the cursor moves past it", async () => {
+    const orderId = `ob-${Math.random().toString(36).slice(2)}`;
+    await outbox.recordAll(orderId, [
+      { state: { stage: "payment_received" } },
+      { state: { stage: "completed" } },
+    ]);
+    await outbox.markSending(orderId, 1);
+    expect(await outbox.pending(orderId)).toMatchObject({ cursor: 0, sending: 1 });
+    // A refusal: nothing reached the chat, the mark goes and the entry is still pending.
+    await outbox.clearSending(orderId, 1);
+    expect(await outbox.pending(orderId)).toMatchObject({ cursor: 0, sending: 0 });
+    await outbox.markSending(orderId, 1);
+    await outbox.advance(orderId, 1);
+    expect(await outbox.pending(orderId)).toMatchObject({ cursor: 1, sending: 0 });
+    await outbox.markSending(orderId, 2);
+    // A delivery that finds nothing new (advance to where it is) still clears a mark left behind.
+    await outbox.advance(orderId, 0);
+    expect(await outbox.pending(orderId)).toMatchObject({ cursor: 1, sending: 0 });
+  });
 });
