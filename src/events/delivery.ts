@@ -2,6 +2,7 @@ import { GrammyError, HttpError } from "grammy";
 import { intlLocale, type LanguageCode, type Translator } from "#src/i18n/index.js";
 import type { Logger } from "#src/log/logger.js";
 import type {
+  HeldLock,
   OrderRecord,
   OrderStage,
   Outbox,
@@ -22,7 +23,8 @@ import type { OpsAlert, PaymentLinkEvent } from "./types.ts";
  * or a retry resumes where it stopped instead of repeating messages.
  */
 export type DeliveryJobData =
-  | { kind: "order"; orderId: string }
+  /** `userId`: the owner, when the process that queued it knew (the order and its owner are then read at once). */
+  | { kind: "order"; orderId: string; userId?: number }
   | { kind: "alert"; alert: OpsAlert }
   | { kind: "payment-link"; event: PaymentLinkEvent }
   | { kind: "request"; orderId: string; stage: OrderStage };
@@ -68,20 +70,22 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       throw new RetryLaterError(deps.lockRetryMs ?? 250);
     }
     try {
-      return await deliver(data.orderId);
+      return await deliver(data.orderId, data.userId, lock);
     } finally {
       await lock.release();
     }
   }
 
-  async function deliver(orderId: string): Promise<string> {
-    // The outbox and the order in one round trip (an up-to-date outbox is the rare case); the owner's record needs
-    // the order, and is read once: languageOf gets it rather than reading it again.
-    const [{ entries, sending }, found] = await Promise.all([
+  async function deliver(orderId: string, ownerId: number | undefined, lock: HeldLock): Promise<string> {
+    // The outbox, the order and its owner in two commands sent together (an up-to-date outbox is the rare case); the
+    // owner's record is read once: languageOf gets it rather than reading it again.
+    const [{ entries, sending }, read] = await Promise.all([
       outbox.pending(orderId),
-      store.orders.get(orderId),
+      ownerId === undefined
+        ? ownerAfter(store.orders.get(orderId))
+        : store.orders.getWithOwner(orderId, ownerId),
     ]);
-    let order = found;
+    let order = read.order;
     const last = entries[entries.length - 1];
     if (!last) {
       // Leaves the due set (a run that found nothing left, or a log that expired).
@@ -92,7 +96,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       await outbox.advance(orderId, last.seq);
       return "order_gone";
     }
-    const user = await store.users.get(order.userId);
+    const user = read.owner;
     if (user?.unreachable) {
       await outbox.advance(orderId, last.seq);
       return "unreachable";
@@ -129,7 +133,11 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
         }
         if (entry.notify && entry.stage === "failed") await queueAlert(failureAlert(order, entry), entry);
         if (entry.notify && order.requestId) await queueRequestNotice(order, entry);
-        await outbox.advance(orderId, entry.seq);
+        if (entry === last) {
+          // Nothing follows the last move: it releases the lock too, in the same round trip.
+          await outbox.advance(orderId, entry.seq, lock);
+          lock.releasedElsewhere();
+        } else await outbox.advance(orderId, entry.seq);
       }
     } catch (error) {
       if (!(error instanceof UnreachableUserError)) throw error;
@@ -150,6 +158,12 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       return "unreachable";
     }
     return "delivered";
+  }
+
+  /** The order, then its owner's record. */
+  async function ownerAfter(reading: Promise<OrderRecord | undefined>) {
+    const order = await reading;
+    return { order, owner: order ? await store.users.get(order.userId) : undefined };
   }
 
   /**

@@ -89,7 +89,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     store: deps.store,
     outbox,
     deliveries: queues.deliveries,
-    deliverSoon: (orderId) => inline.soon(orderId),
+    deliverSoon: (orderId, userId) => inline.soon(orderId, userId),
     api: deps.api,
     logger,
     now,

@@ -60,7 +60,7 @@ interface IngestDeps {
   outbox: Outbox;
   deliveries: JobQueue<DeliveryJobData>;
   /** Brings the order's chat up to date with its outbox (src/events/inline-deliveries.ts). */
-  deliverSoon: (orderId: string) => void;
+  deliverSoon: (orderId: string, userId: number) => void;
   api: EventsPayoutApi;
   logger: Logger;
   now: () => number;
@@ -117,7 +117,7 @@ export function createIngestProcessor(deps: IngestDeps) {
     // mined between polls) are still shown, each in order. The order's own state is recorded even when `changed` is
     // false: a retry after a crash between transition() and here must still reach the user (the outbox only appends
     // states the user has not been given). All in one round trip.
-    const { pending } = await deps.outbox.recordAll(orderId, [
+    const appended = await deps.outbox.recordAll(orderId, [
       ...(PAID_STAGES.has(order.stage)
         ? [{ state: { stage: "payment_received" as const }, onlyAfter: "awaiting_payment" as const }]
         : []),
@@ -133,7 +133,8 @@ export function createIngestProcessor(deps: IngestDeps) {
         store.reconcileAttempts.reset(orderId),
       ]);
     // After the records above: the outbox (and its due set) holds the work, so a crash from here on loses nothing.
-    if (pending) deps.deliverSoon(orderId);
+    // Nothing new appended: whatever is still undelivered is in the due set already, and its sweep's business.
+    if (appended > 0) deps.deliverSoon(orderId, order.userId);
     logger.debug({ orderId, source, stage: order.stage, changed: result.changed }, "order transition");
     return result.changed ? "applied" : "stale";
   }

@@ -15,8 +15,8 @@ import { type JobProcessor, type JobQueue, RetryLaterError } from "./queue.ts";
  * again when it ends, so entries recorded meanwhile are not left behind.
  */
 export interface InlineDeliveries {
-  /** Deliver the order's outbox now, in this process (never throws; failures go to the queue). */
-  soon(orderId: string): void;
+  /** Deliver the order's outbox now, in this process (never throws; failures go to the queue). `userId`: its owner. */
+  soon(orderId: string, userId?: number): void;
   /** Resolves once every run started so far has ended (shutdown). */
   idle(): Promise<void>;
 }
@@ -42,6 +42,12 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
   const waiting: string[] = [];
   const waitingSet = new Set<string>();
   const runs = new Set<Promise<void>>();
+  /** Owners of the orders running or waiting here, when the caller knew them. */
+  const owners = new Map<string, number>();
+  const data = (orderId: string): DeliveryJobData => {
+    const userId = owners.get(orderId);
+    return userId === undefined ? { kind: "order", orderId } : { kind: "order", orderId, userId };
+  };
 
   async function run(orderId: string, state: { again: boolean }): Promise<void> {
     // After the current turn: the receiver's answer goes out before the delivery's Telegram calls start.
@@ -52,7 +58,7 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
         await deps.deliver({
           id: `inline-${orderId}`,
           name: "order",
-          data: { kind: "order", orderId },
+          data: data(orderId),
           attemptsMade: 0,
         });
       } while (state.again);
@@ -62,13 +68,14 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
       await toQueue(orderId);
     } finally {
       running.delete(orderId);
+      if (!waitingSet.has(orderId)) owners.delete(orderId);
       next();
     }
   }
 
   async function toQueue(orderId: string): Promise<void> {
     try {
-      await deps.deliveries.add("order", { kind: "order", orderId }, { removeOnComplete: true });
+      await deps.deliveries.add("order", data(orderId), { removeOnComplete: true });
       await deps.outbox.deferDue(orderId, deps.now() + queuedLeaseMs);
     } catch (error) {
       // Still in the due set: the sweep queues it once it is overdue.
@@ -94,7 +101,8 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
   }
 
   return {
-    soon(orderId) {
+    soon(orderId, userId) {
+      if (userId !== undefined) owners.set(orderId, userId);
       const current = running.get(orderId);
       if (current) {
         current.again = true;
@@ -107,7 +115,9 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
         waitingSet.add(orderId);
         return;
       }
-      const queued = toQueue(orderId);
+      const queued = toQueue(orderId).finally(() => {
+        if (!running.has(orderId)) owners.delete(orderId);
+      });
       runs.add(queued);
       void queued.finally(() => runs.delete(queued));
     },

@@ -11,8 +11,12 @@ import { deleteIfEquals, LuaScript } from "./script.ts";
  * a crash resumes delivery within the heartbeat's few seconds. The TTL stays as the last resort (Redis lost the
  * heartbeat key, an owner without a registry).
  */
-interface HeldLock {
+export interface HeldLock {
+  readonly key: string;
+  readonly token: string;
   release(): Promise<void>;
+  /** The lock was released by another script (a delivery's last outbox move): only stop renewing it. */
+  releasedElsewhere(): void;
 }
 
 const EXTEND = new LuaScript(
@@ -51,10 +55,19 @@ export async function tryLock(
     Math.max(1_000, Math.floor(ttlMs / 3)),
   );
   renew.unref();
+  let released = false;
   return {
+    key,
+    token,
     async release() {
       clearInterval(renew);
+      if (released) return;
+      released = true;
       await deleteIfEquals(redis, key, token);
+    },
+    releasedElsewhere() {
+      clearInterval(renew);
+      released = true;
     },
   };
 }

@@ -47,24 +47,26 @@ const BASELINE_KEY = snapshotKey({ stage: BASELINE_STAGE });
 
 // Appends states in one round trip, each only when it differs from the tail (or from the untouched baseline when the
 // log is empty) and does not go back: a state ranked below the tail's, or the same stage with fewer confirmations
-// (recorded by an ingest that ran beside a later event's), is never appended behind it.
-// Returns {appended count, pending}: pending = the log holds entries past the delivery cursor; a pending order enters
-// the due set (kept at its first due time while it stays pending).
-// Entries are JSON objects that start with {"stage":…,"key":…, so the tail's stage and key are read with a
-// pattern and a prefix comparison, not a JSON library: the same script runs on Redis and on local mode's
-// in-memory stand-in (which has no cjson). The cursor key holds "<cursor>" or "<cursor>:<seq being sent>".
-//   KEYS: the log, the cursor, the due set.
+// (recorded by an ingest that ran beside a later event's), is never appended behind it. Returns how many were
+// appended; an order that got one enters the due set (kept at its first due time while it stays undelivered: an
+// entry recorded earlier and not delivered is already there).
+// Entries are JSON objects that start with {"stage":…,"key":…, then "seq":…,"notify":…, so the tail's stage, key and
+// seq (the log's length) are read with patterns and a prefix comparison, not a JSON library: the same script runs on
+// Redis and on local mode's in-memory stand-in (which has no cjson); a key's own quotes are escaped, so no pattern
+// matches inside it.
+//   KEYS: the log, the due set.
 //   ARGV[1] order id   ARGV[2] TTL   ARGV[3] the baseline stage   ARGV[4] when a delivery is overdue (ms)
 //   then per state, 7 values: the entry's head '{"stage":"<stage>","key":<key as a JSON string>,' · the rest of its
 //   fields · '1' when it is the baseline · its stage · '' or a stage the tail must be at (a filled-in earlier stage
 //   is appended only right after that one) · ',<stage>,…,' the stages ranked above it · '' or its confirmations
 const RECORD = new LuaScript(`
-local length = redis.call('LLEN', KEYS[1])
-local cursor = tonumber(string.match(redis.call('GET', KEYS[2]) or '0', '^(%d+)'))
-local tail = nil
-if length > 0 then tail = redis.call('LINDEX', KEYS[1], -1) end
+local tail = redis.call('LINDEX', KEYS[1], -1)
+local length = 0
 local tailStage = ARGV[3]
-if tail then tailStage = string.match(tail, '^{"stage":"([a-z_]+)","key":') end
+if tail then
+  length = tonumber(string.match(tail, '"seq":(%d+),"notify":'))
+  tailStage = string.match(tail, '^{"stage":"([a-z_]+)","key":')
+end
 local appended = 0
 for i = 5, #ARGV, 7 do
   local head, stage, onlyAfter, confirmations = ARGV[i], ARGV[i + 3], ARGV[i + 4], ARGV[i + 6]
@@ -86,11 +88,8 @@ for i = 5, #ARGV, 7 do
     appended = appended + 1
   end
 end
-if length > cursor then
-  redis.call('ZADD', KEYS[3], 'NX', ARGV[4], ARGV[1])
-  return {appended, 1}
-end
-return {appended, 0}
+if appended > 0 then redis.call('ZADD', KEYS[2], 'NX', ARGV[4], ARGV[1]) end
+return appended
 `);
 
 // The cursor, the entries after it and the seq being sent, in one round trip.
@@ -101,7 +100,8 @@ return {cursor, redis.call('LRANGE', KEYS[1], cursor, -1), tonumber(string.match
 `);
 
 // The cursor only moves forward; writing it clears the mark of the entry being sent, and an order whose cursor
-// reached the end of its log leaves the due set.
+// reached the end of its log leaves the due set. With KEYS[4] and ARGV[4], a delivery's last move also releases its
+// order lock (when it still holds it), in the same round trip.
 const ADVANCE = new LuaScript(`
 local value = redis.call('GET', KEYS[1]) or '0'
 local current = tonumber(string.match(value, '^(%d+)'))
@@ -110,6 +110,7 @@ if cursor > current or value ~= tostring(current) then
   redis.call('SET', KEYS[1], tostring(cursor), 'EX', tonumber(ARGV[2]))
 end
 if cursor >= redis.call('LLEN', KEYS[2]) then redis.call('ZREM', KEYS[3], ARGV[3]) end
+if ARGV[4] and redis.call('GET', KEYS[4]) == ARGV[4] then redis.call('DEL', KEYS[4]) end
 return 1
 `);
 
@@ -121,28 +122,25 @@ type RecordedState = Pick<
 export class Outbox {
   constructor(private readonly redis: Redis) {}
 
-  /**
-   * Append the order's current state if the user has not been given it yet. `appended`: it was new;
-   * `pending`: some entry (this one or an earlier one) is still undelivered, so a delivery is due.
-   */
+  /** Append the order's current state if the user has not been given it yet; true when it was (a delivery is due). */
   async record(
     order: RecordedState,
     options: { onlyAfter?: OrderStage; dueAt?: number } = {},
-  ): Promise<{ appended: boolean; pending: boolean }> {
-    const { appended, pending } = await this.recordAll(
+  ): Promise<boolean> {
+    const appended = await this.recordAll(
       order.orderId,
       [{ state: order, onlyAfter: options.onlyAfter }],
       options.dueAt,
     );
-    return { appended: appended === 1, pending };
+    return appended === 1;
   }
 
-  /** `record` for several states of one order, in order and in one round trip; `appended` counts the new ones. */
+  /** `record` for several states of one order, in order and in one round trip; how many were appended. */
   async recordAll(
     orderId: string,
     states: Array<{ state: Omit<RecordedState, "orderId">; onlyAfter?: OrderStage | undefined }>,
     dueAt = Date.now() + DEFAULT_DUE_MS,
-  ): Promise<{ appended: number; pending: boolean }> {
+  ): Promise<number> {
     const at = new Date().toISOString();
     const args: Array<string | number> = [orderId, OUTBOX_TTL_SECONDS, BASELINE_STAGE, dueAt];
     for (const { state, onlyAfter } of states) {
@@ -164,12 +162,7 @@ export class Outbox {
         state.confirmations === undefined ? "" : String(state.confirmations),
       );
     }
-    const [appended, pending] = (await RECORD.run(
-      this.redis,
-      [keys.outbox(orderId), keys.outboxCursor(orderId), keys.outboxDue()],
-      args,
-    )) as [number, number];
-    return { appended, pending: pending === 1 };
+    return Number(await RECORD.run(this.redis, [keys.outbox(orderId), keys.outboxDue()], args));
   }
 
   /**
@@ -202,12 +195,16 @@ export class Outbox {
     await this.redis.set(keys.outboxCursor(orderId), String(seq - 1), "EX", OUTBOX_TTL_SECONDS);
   }
 
-  /** Mark entries up to and including `seq` delivered (the cursor only moves forward). */
-  async advance(orderId: string, seq: number): Promise<void> {
+  /**
+   * Mark entries up to and including `seq` delivered (the cursor only moves forward). `unlock`: the order lock this
+   * delivery holds, released in the same script (its last move).
+   */
+  async advance(orderId: string, seq: number, unlock?: { key: string; token: string }): Promise<void> {
+    const base = [keys.outboxCursor(orderId), keys.outbox(orderId), keys.outboxDue()];
     await ADVANCE.run(
       this.redis,
-      [keys.outboxCursor(orderId), keys.outbox(orderId), keys.outboxDue()],
-      [seq, OUTBOX_TTL_SECONDS, orderId],
+      unlock ? [...base, unlock.key] : base,
+      unlock ? [seq, OUTBOX_TTL_SECONDS, orderId, unlock.token] : [seq, OUTBOX_TTL_SECONDS, orderId],
     );
   }
 

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { readJson } from "./json.ts";
+import { parseJson, readJson } from "./json.ts";
 import { keys } from "./keys.ts";
 
 const userRecordSchema = z.object({
@@ -24,6 +24,11 @@ const userRecordSchema = z.object({
   lastSeenAt: z.string(),
 });
 export type UserRecord = z.infer<typeof userRecordSchema>;
+
+/** A user record from its stored text (read together with other keys), or undefined. */
+export function parseUserRecord(raw: string | null): UserRecord | undefined {
+  return parseJson(raw, userRecordSchema);
+}
 
 export class UserRepository {
   constructor(private readonly redis: Redis) {}
