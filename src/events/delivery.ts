@@ -12,7 +12,7 @@ import type {
   UserRecord,
 } from "#src/store/index.js";
 import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
-import { type JobQueue, type QueuedJob, RetryLaterError } from "./queue.ts";
+import { type JobQueue, jobIdPart, type QueuedJob, RetryLaterError } from "./queue.ts";
 import { REQUEST_NOTICE_STAGES } from "./request-notices.ts";
 import type { OpsAlert, PaymentLinkEvent } from "./types.ts";
 
@@ -184,7 +184,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
   /** Alerts are jobs of their own (retried if the hook fails); the id makes a repeated delivery add it once. */
   async function queueAlert(alert: OpsAlert, entry: OutboxEntry): Promise<void> {
     if (!deps.onAlert) return;
-    const orderId = ("orderId" in alert ? alert.orderId : "none").replace(/[^A-Za-z0-9_-]/g, "_");
+    const orderId = jobIdPart("orderId" in alert ? alert.orderId : "none");
     await deps.deliveries.add(
       "alert",
       { kind: "alert", alert },
@@ -199,7 +199,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
   async function queueRequestNotice(order: { orderId: string }, entry: OutboxEntry): Promise<void> {
     if (!deps.onRequestStage || !REQUEST_NOTICE_STAGES.includes(entry.stage)) return;
     if (entry.stage === "failed" && entry.from === "awaiting_payment") return;
-    const orderId = order.orderId.replace(/[^A-Za-z0-9_-]/g, "_");
+    const orderId = jobIdPart(order.orderId);
     await deps.deliveries.add(
       "request",
       { kind: "request", orderId: order.orderId, stage: entry.stage },

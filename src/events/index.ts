@@ -5,7 +5,7 @@ import { createIngestProcessor, type IngestJobData, NeedsQueueError, webhookEven
 import { createInlineDeliveries } from "./inline-deliveries.ts";
 import { QUEUE_NAMES } from "./keys.ts";
 import { Notifier } from "./notifier.ts";
-import type { QueueBackend } from "./queue.ts";
+import { jobIdPart, type QueueBackend } from "./queue.ts";
 import { createBullmqBackend } from "./queue-bullmq.ts";
 import { createMemoryBackend } from "./queue-memory.ts";
 import { createWebhookReceiver } from "./receiver.ts";
@@ -81,8 +81,6 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     deliveries: queues.deliveries,
     outbox,
     logger,
-    // The due set runs on this machine's clock (a test's moved API clock must not make deliveries overdue).
-    now: Date.now,
     concurrency: deliveryConcurrency,
   });
   const ingest = createIngestProcessor({
@@ -158,7 +156,8 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
   /**
    * Orders whose delivery is overdue (the process delivering them died): the delivery queue takes them, then they are
    * pushed out of the way for a while. The job id (order and due time) makes racing sweeps, or a sweep repeated after
-   * a crash between the two steps, add one job.
+   * a crash between the two steps, add one job. The due set runs on this machine's clock, not the API's (a test's
+   * moved API clock must not make deliveries overdue).
    */
   async function queueOverdue(): Promise<void> {
     try {
@@ -168,7 +167,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
         await queues.deliveries.add(
           "order",
           { kind: "order", orderId },
-          { jobId: `due-${orderId.replace(/[^A-Za-z0-9_-]/g, "_")}-${dueAt}`, removeOnComplete: true },
+          { jobId: `due-${jobIdPart(orderId)}-${dueAt}`, removeOnComplete: true },
         );
       }
       const until = Date.now() + DUE_LEASE_MS;

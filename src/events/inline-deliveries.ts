@@ -26,7 +26,6 @@ interface InlineDeliveryDeps {
   deliveries: JobQueue<DeliveryJobData>;
   outbox: Outbox;
   logger: Logger;
-  now: () => number;
   concurrency: number;
   /** Orders waiting for a free run before the next goes to the queue. */
   backlog?: number;
@@ -34,22 +33,21 @@ interface InlineDeliveryDeps {
   queuedLeaseMs?: number;
 }
 
+/** What a delivery of the order reads: with its owner when the caller knew them (order and owner in one read). */
+function jobData(orderId: string, userId: number | undefined): DeliveryJobData {
+  return userId === undefined ? { kind: "order", orderId } : { kind: "order", orderId, userId };
+}
+
 export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveries {
   const backlog = deps.backlog ?? 1_000;
   const queuedLeaseMs = deps.queuedLeaseMs ?? 30 * 60_000;
-  /** Orders being delivered here, and whether another look was asked for meanwhile. */
-  const running = new Map<string, { again: boolean }>();
-  const waiting: string[] = [];
-  const waitingSet = new Set<string>();
+  /** Orders being delivered here (with their owner), and whether another look was asked for meanwhile. */
+  const running = new Map<string, { again: boolean; userId: number | undefined }>();
+  /** Orders waiting for a free run, oldest first, with their owner. */
+  const waiting = new Map<string, number | undefined>();
   const runs = new Set<Promise<void>>();
-  /** Owners of the orders running or waiting here, when the caller knew them. */
-  const owners = new Map<string, number>();
-  const data = (orderId: string): DeliveryJobData => {
-    const userId = owners.get(orderId);
-    return userId === undefined ? { kind: "order", orderId } : { kind: "order", orderId, userId };
-  };
 
-  async function run(orderId: string, state: { again: boolean }): Promise<void> {
+  async function run(orderId: string, state: { again: boolean; userId: number | undefined }): Promise<void> {
     // After the current turn: the receiver's answer goes out before the delivery's Telegram calls start.
     await new Promise((resolve) => setImmediate(resolve));
     try {
@@ -58,68 +56,62 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
         await deps.deliver({
           id: `inline-${orderId}`,
           name: "order",
-          data: data(orderId),
+          data: jobData(orderId, state.userId),
           attemptsMade: 0,
         });
       } while (state.again);
     } catch (error) {
       if (!(error instanceof RetryLaterError))
         deps.logger.warn({ err: error, orderId }, "delivery failed; queued for retries");
-      await toQueue(orderId);
+      await toQueue(orderId, state.userId);
     } finally {
       running.delete(orderId);
-      if (!waitingSet.has(orderId)) owners.delete(orderId);
       next();
     }
   }
 
-  async function toQueue(orderId: string): Promise<void> {
+  async function toQueue(orderId: string, userId: number | undefined): Promise<void> {
     try {
-      await deps.deliveries.add("order", data(orderId), { removeOnComplete: true });
-      await deps.outbox.deferDue(orderId, deps.now() + queuedLeaseMs);
+      await deps.deliveries.add("order", jobData(orderId, userId), { removeOnComplete: true });
+      // The due set runs on this machine's clock, as its sweep does.
+      await deps.outbox.deferDue(orderId, Date.now() + queuedLeaseMs);
     } catch (error) {
       // Still in the due set: the sweep queues it once it is overdue.
       deps.logger.warn({ err: error, orderId }, "delivery could not be queued; the sweep will");
     }
   }
 
-  function start(orderId: string): void {
-    const state = { again: false };
+  function track(work: Promise<void>): void {
+    runs.add(work);
+    void work.finally(() => runs.delete(work));
+  }
+
+  function start(orderId: string, userId: number | undefined): void {
+    const state = { again: false, userId };
     running.set(orderId, state);
-    const promise = run(orderId, state);
-    runs.add(promise);
-    void promise.finally(() => runs.delete(promise));
+    track(run(orderId, state));
   }
 
   function next(): void {
-    while (running.size < deps.concurrency && waiting.length > 0) {
-      const orderId = waiting.shift() as string;
-      waitingSet.delete(orderId);
-      if (running.has(orderId)) running.get(orderId)!.again = true;
-      else start(orderId);
+    for (const [orderId, userId] of waiting) {
+      if (running.size >= deps.concurrency) return;
+      waiting.delete(orderId);
+      const current = running.get(orderId);
+      if (current) current.again = true;
+      else start(orderId, userId);
     }
   }
 
   return {
     soon(orderId, userId) {
-      if (userId !== undefined) owners.set(orderId, userId);
       const current = running.get(orderId);
       if (current) {
         current.again = true;
-        return;
-      }
-      if (running.size < deps.concurrency) return start(orderId);
-      if (waitingSet.has(orderId)) return;
-      if (waiting.length < backlog) {
-        waiting.push(orderId);
-        waitingSet.add(orderId);
-        return;
-      }
-      const queued = toQueue(orderId).finally(() => {
-        if (!running.has(orderId)) owners.delete(orderId);
-      });
-      runs.add(queued);
-      void queued.finally(() => runs.delete(queued));
+        current.userId ??= userId;
+      } else if (running.size < deps.concurrency) start(orderId, userId);
+      else if (waiting.has(orderId) || waiting.size < backlog)
+        waiting.set(orderId, waiting.get(orderId) ?? userId);
+      else track(toQueue(orderId, userId));
     },
     async idle() {
       while (runs.size > 0) await Promise.allSettled([...runs]);

@@ -37,6 +37,11 @@ export interface JobQueue<T> {
 
 export type JobProcessor<T> = (job: QueuedJob<T>) => Promise<unknown>;
 
+/** A value as a piece of a job id (BullMQ ids: letters, digits, `_` and `-` are safe everywhere). */
+export function jobIdPart(value: string): string {
+  return value.replace(/[^A-Za-z0-9_-]/g, "_");
+}
+
 /** Thrown by a processor to run the job again after `delayMs`, not counted as a failed attempt. */
 export class RetryLaterError extends Error {
   constructor(readonly delayMs: number) {
