@@ -20,14 +20,21 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund
 
 FROM node:24.21.0-bookworm-slim AS runtime
-# GLIBC_TUNABLES: one malloc arena instead of one per thread, blocks of 16 KB and more mapped on their own (returned
-# to the system when freed), and free memory at the top of the heap trimmed from 64 KB, so the native memory a burst
-# of users takes goes back afterwards. `npm run bench:rss` reads this line and measures with it: settled RSS after
-# 10,000 sessions 135–138 MB, against 178 MB with glibc's defaults (109–114 MB idle either way).
+# jemalloc in place of glibc's malloc. Its background thread gives freed pages back to the system within a second
+# (dirty_decay_ms) wherever they are, where glibc can only trim the top of its heap and kept what a burst of users
+# fragmented: `npm run bench:rss` (which reads these lines and measures with them) settles at 116-117 MB after 10,000
+# sessions with it, 135-138 MB with a tuned glibc (one arena, 16 KB mmap threshold, 64 KB trim) and 178 MB with
+# glibc's defaults, and the process spends ~10% less CPU per update. The symlink gives the library one path on every
+# architecture.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libjemalloc2=5.3.0-1 \
+ && rm -rf /var/lib/apt/lists/* \
+ && ln -s "$(dpkg -L libjemalloc2 | grep '/libjemalloc.so.2$')" /usr/local/lib/libjemalloc.so.2
 ENV NODE_ENV=production \
     LOG_FORMAT=json \
     PORT=8080 \
-    GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.trim_threshold=65536:glibc.malloc.mmap_threshold=16384
+    LD_PRELOAD=/usr/local/lib/libjemalloc.so.2 \
+    MALLOC_CONF=background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./

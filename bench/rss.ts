@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
 import { intOption, stringOption } from "./lib/args.ts";
 import { buildCompiledBench, COMPILED_DIR } from "./lib/compiled.ts";
+import { imageAllocatorEnv } from "./lib/image-allocator.ts";
 import { startBenchRedis } from "./lib/redis.ts";
 import { bytes, check, machineLine, num, progress, table, targetsTable, writeResults } from "./lib/report.ts";
+import { type ResidentBreakdown, residentBreakdown } from "./lib/resident.ts";
 import { startSandboxProcess } from "./lib/sandbox-process.ts";
 import { startBotProcess, webhookDeploymentEnv } from "./scale/bot-process.ts";
 import { startRoundRobinProxy } from "./scale/proxy.ts";
@@ -16,7 +17,7 @@ import { startRoundRobinProxy } from "./scale/proxy.ts";
  * process's VmRSS and VmHWM come from /proc: idle, at the peak, right after the crowd, then while it is left alone.
  * Nothing of the harness lives in the measured process.
  *
- *   [BENCH_RSS_NODE_FLAGS="--max-semi-space-size=8"] [BENCH_RSS_MALLOC=default] npm run bench:rss -- [--sessions 10000]
+ *   [BENCH_RSS_NODE_FLAGS="--max-semi-space-size=8"] [BENCH_RSS_MALLOC=image|glibc|<GLIBC_TUNABLES>] npm run bench:rss -- [--sessions 10000]
  *     [--concurrency 200] [--quiet 60]
  */
 const USERS = intOption("sessions", "BENCH_RSS_SESSIONS", 10_000);
@@ -27,16 +28,22 @@ const QUIET_SECONDS = intOption("quiet", "BENCH_RSS_QUIET", 60);
 const NODE_FLAGS = stringOption("node-flags", "BENCH_RSS_NODE_FLAGS", "")
   .split(" ")
   .filter((flag) => flag.length > 0);
-/** glibc's malloc settings for the measured process: the image's (its Dockerfile's GLIBC_TUNABLES) unless
- * BENCH_RSS_MALLOC says otherwise ("default": glibc's own defaults; anything else: a GLIBC_TUNABLES value). */
-const MALLOC = stringOption("malloc", "BENCH_RSS_MALLOC", imageTunables());
+/** The measured process's allocator: "image" (the Dockerfile's jemalloc and MALLOC_CONF, as deployed), "glibc"
+ * (glibc's malloc with its defaults) or a GLIBC_TUNABLES value (glibc's malloc tuned). */
+const MALLOC = stringOption("malloc", "BENCH_RSS_MALLOC", "image");
+/** More environment for the measured process ("NAME=value NAME=value"), e.g. MALLOC_CONF variations. */
+const EXTRA_ENV = Object.fromEntries(
+  stringOption("env", "BENCH_RSS_ENV", "")
+    .split(" ")
+    .filter((pair) => pair.includes("="))
+    .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+);
 const MB = 1024 * 1024;
 
-function imageTunables(): string {
-  const dockerfile = readFileSync(new URL("../Dockerfile", import.meta.url), "utf8");
-  const tunables = /^\s*GLIBC_TUNABLES=(\S+)/m.exec(dockerfile)?.[1];
-  if (!tunables) throw new Error("the Dockerfile sets no GLIBC_TUNABLES");
-  return tunables;
+function allocatorEnv(): Record<string, string> {
+  if (MALLOC === "image") return imageAllocatorEnv();
+  if (MALLOC === "glibc") return {};
+  return { GLIBC_TUNABLES: MALLOC };
 }
 
 async function main(): Promise<void> {
@@ -54,7 +61,7 @@ async function main(): Promise<void> {
   });
   const bot = await startBotProcess({
     role: "all",
-    env: MALLOC === "default" ? env : { ...env, GLIBC_TUNABLES: MALLOC },
+    env: { ...env, ...allocatorEnv(), ...EXTRA_ENV },
     entry: [...NODE_FLAGS, join(COMPILED_DIR, "src", "main.js")],
   });
   proxy.setUpstreams([bot.port]);
@@ -63,6 +70,8 @@ async function main(): Promise<void> {
     // Long enough for V8's memory reducer to run on what starting up left behind.
     await sleep(20_000);
     const idle = bot.rss();
+    const metricsUrl = `http://127.0.0.1:${bot.port}/metrics`;
+    const idleWhere = await residentBreakdown(bot.pid, metricsUrl);
     progress(
       `rss: ${USERS} users, ${CONCURRENCY} at a time, walk /start → /send (pid ${bot.pid}, idle ${bytes(idle.now)})`,
     );
@@ -89,6 +98,7 @@ async function main(): Promise<void> {
       series.push({ second, rss: bot.rss().now });
     }
     const quiet = series.at(-1)?.rss ?? bot.rss().now;
+    const quietWhere = await residentBreakdown(bot.pid, metricsUrl);
     const settledAt =
       series.find((sample) => Math.abs(sample.rss - quiet) <= 2 * MB)?.second ?? QUIET_SECONDS;
     // Counted after the quiet time: the bot saves a conversation just after its reply, which the crowd awaited.
@@ -113,12 +123,17 @@ async function main(): Promise<void> {
       check("Error log lines", "0", String(errors.count), errors.count === 0),
     ];
     const flags = NODE_FLAGS.length > 0 ? NODE_FLAGS.join(" ") : "none (as the image runs it)";
-    const malloc = MALLOC === "default" ? "glibc's defaults" : `GLIBC_TUNABLES=${MALLOC}`;
+    const allocator = { ...allocatorEnv(), ...EXTRA_ENV };
+    const malloc =
+      Object.entries(allocator)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(" ") || "glibc's malloc with its defaults";
+    const machine = machineLine(allocator.LD_PRELOAD?.includes("jemalloc") ? "jemalloc" : "glibc malloc");
     const lines = [
       "## Resident memory of a deployed process",
       "",
       `The production build (plain node, PROCESS_ROLE=all, webhook mode) in its own process; node flags: ${flags}; ${malloc}. ` +
-        `${num(USERS, 0)} users walk /start → /send, ${CONCURRENCY} at a time, each left in a live payout flow. ${machineLine()}.`,
+        `${num(USERS, 0)} users walk /start → /send, ${CONCURRENCY} at a time, each left in a live payout flow. ${machine}.`,
       "",
       table(
         ["", "RSS"],
@@ -135,6 +150,10 @@ async function main(): Promise<void> {
         ],
       ),
       "",
+      "Where it is (from `/proc/<pid>/smaps`, and V8's heap from the process's `/metrics`):",
+      "",
+      whereTable(idleWhere, quietWhere),
+      "",
       `Redis: ${num(convKeys, 0)} live conversations. CPU: ${num((cpuSeconds * 1000) / (2 * USERS), 2)} ms per update.`,
       "",
       targetsTable(checks),
@@ -142,19 +161,21 @@ async function main(): Promise<void> {
     ];
     console.log(lines.join("\n"));
     const path = writeResults("rss", {
-      machine: machineLine(),
+      machine,
       settings: {
         users: USERS,
         concurrency: CONCURRENCY,
         quietSeconds: QUIET_SECONDS,
         nodeFlags: NODE_FLAGS,
-        malloc: MALLOC,
+        malloc: allocator,
       },
       idle,
+      idleWhere,
       crowd,
       series,
       settledAt,
       quiet,
+      quietWhere,
       perSession: (quiet - idle.now) / USERS,
       wallSeconds,
       cpuMsPerUpdate: (cpuSeconds * 1000) / (2 * USERS),
@@ -170,6 +191,30 @@ async function main(): Promise<void> {
     await sandbox.stop();
     await bench.stop();
   }
+}
+
+const signedBytes = (value: number) => (value < 0 ? `−${bytes(-value)}` : `+${bytes(value)}`);
+
+function whereTable(idle: ResidentBreakdown, quiet: ResidentBreakdown): string {
+  const rows: Array<[string, keyof ResidentBreakdown]> = [
+    ["V8 heap pages (256 KB mappings), resident", "v8Pages"],
+    ["  V8 heap: live objects", "heapUsed"],
+    ["  V8 heap: committed", "heapCommitted"],
+    ["glibc malloc's main arena ([heap]; none under jemalloc)", "mallocHeap"],
+    ["other anonymous (jemalloc's or glibc's large blocks, stacks, V8's large objects)", "otherAnonymous"],
+    ["  external memory V8 knows of (buffers)", "external"],
+    ["the node binary", "nodeBinary"],
+    ["shared libraries, other files", "otherFiles"],
+  ];
+  return table(
+    ["", "Idle", "Settled", "Difference"],
+    rows.map(([label, key]) => [
+      label,
+      bytes(idle[key]),
+      bytes(quiet[key]),
+      signedBytes(quiet[key] - idle[key]),
+    ]),
+  );
 }
 
 /** /start, then /send: the user ends holding a session and a live payout flow (the country question). */

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rewriteSrcImports } from "../../scripts/src-imports.mjs";
+import { imageAllocatorEnv } from "./image-allocator.ts";
 
 /**
  * Bench parts measured as production runs them: src/ and bench/ compiled by tsc (same options as the production
@@ -51,7 +52,8 @@ export const REPO_RESULTS_DIR = join(REPO_ROOT, "bench", "results");
 
 /**
  * Build, then run bench/<part> compiled in a child `node --expose-gc` (stdout and stderr shared with this process);
- * returns its exit code. `args` are the part's options (without --compiled).
+ * returns its exit code. `args` are the part's options (without --compiled). The child runs on the image's allocator
+ * (jemalloc, the Dockerfile's MALLOC_CONF) unless BENCH_MALLOC=glibc.
  */
 export function runCompiled(part: string, args: readonly string[]): number {
   buildCompiledBench();
@@ -62,7 +64,11 @@ export function runCompiled(part: string, args: readonly string[]): number {
   if (!flags.includes("--expose-gc")) flags.push("--expose-gc");
   const result = spawnSync(process.execPath, [...flags, compiledPart(part), ...args], {
     stdio: "inherit",
-    env: { ...process.env, BENCH_RESULTS_DIR: REPO_RESULTS_DIR },
+    env: {
+      ...process.env,
+      ...(process.env.BENCH_MALLOC === "glibc" ? {} : imageAllocatorEnv()),
+      BENCH_RESULTS_DIR: REPO_RESULTS_DIR,
+    },
   });
   return result.status ?? 1;
 }

@@ -92,10 +92,16 @@ export function progress(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
 }
 
-/** Node, CPU count and the load average: on a shared machine the last one explains a lot of noise. */
-export function machineLine(): string {
+/**
+ * Node, its allocator, CPU count and the load average: on a shared machine the last one explains a lot of noise.
+ * The allocator is this process's (a compiled run's child runs on the image's jemalloc) unless `allocator` names the
+ * measured process's.
+ */
+export function machineLine(
+  allocator = process.env.LD_PRELOAD?.includes("jemalloc") ? "jemalloc" : "glibc malloc",
+): string {
   const load = loadavg()
     .map((value) => value.toFixed(2))
     .join(" ");
-  return `node ${process.version}, ${cpus().length} CPUs, load average ${load}`;
+  return `node ${process.version} on ${allocator}, ${cpus().length} CPUs, load average ${load}`;
 }
