@@ -12,6 +12,7 @@ import {
   targetsTable,
   writeResults,
 } from "./lib/report.ts";
+import { roundTripCpuMicros } from "./lib/round-trip.ts";
 import { startBenchSandbox } from "./lib/sandbox.ts";
 import { runScenario, type ScenarioResult } from "./webhooks/scenario.ts";
 
@@ -42,6 +43,7 @@ const CPU_PROFILE_DIR = stringOption("cpu-profile", "BENCH_WEBHOOK_CPU_PROFILE",
 async function main(): Promise<void> {
   const started = Date.now();
   const redis = await startBenchRedis();
+  const roundTripMicros = await roundTripCpuMicros(redis.server.url);
   const sandbox = await startBenchSandbox();
   const results: ScenarioResult[] = [];
   try {
@@ -152,7 +154,7 @@ async function main(): Promise<void> {
   const lines = [
     runningCompiled ? "## Part 3 — Webhook ingestion (production build)" : "## Part 3 — Webhook ingestion",
     "",
-    `Signed events (hex HMAC-SHA256 in X-Mavapay-Signature) POSTed to the real HTTP server's /webhooks/payout → createEventsPipeline (BullMQ on a private redis-server) → the Telegram emulator over HTTP in its own process; the sender is a separate process too (open loop at ${RATE} req/s, up to ${CONNECTIONS} connections). Each of the N/2 orders is a confirmed NGN payout whose status card was already sent; its payment.received and then payment.sent each notify the user once.${limitedNote} ${machineLine()}.`,
+    `Signed events (hex HMAC-SHA256 in X-Mavapay-Signature) POSTed to the real HTTP server's /webhooks/payout → createEventsPipeline (BullMQ on a private redis-server) → the Telegram emulator over HTTP in its own process; the sender is a separate process too (open loop at ${RATE} req/s, up to ${CONNECTIONS} connections). Each of the N/2 orders is a confirmed NGN payout whose status card was already sent; its payment.received and then payment.sent each notify the user once.${limitedNote} ${machineLine()}. One Redis round trip costs ${num(roundTripMicros, 1)} µs of CPU in the calling process on this machine (ioredis GETs one after another); times the commands the bot sends per event (the stage-by-stage table), it is what the event's Redis round trips cost of its CPU.`,
     "",
     table(
       ["", ...column((result) => result.label)],
@@ -234,10 +236,11 @@ async function main(): Promise<void> {
         `Redis commands per event by stage (${result.label}, from a MONITOR trace; Lua scripts' own commands included, as Redis counts them; BullMQ's housekeeping and the sweeps left out):`,
         "",
         table(
-          ["Stage", "Commands per event", "Top commands"],
+          ["Stage", "Commands per event", "Sent by the bot (round trips)", "Top commands"],
           (result.stages ?? []).map((stage) => [
             stage.stage,
             num(stage.perEvent, 1),
+            num(stage.sentPerEvent, 1),
             Object.entries(stage.top)
               .map(([name, count]) => `${name} ${num(count, 1)}`)
               .join(", "),
@@ -260,6 +263,7 @@ async function main(): Promise<void> {
   const path = writeResults(runningCompiled ? "webhooks-compiled" : "webhooks", {
     mode: runningCompiled ? "compiled" : "tsx",
     settings: { events: EVENTS, rate: RATE, connections: CONNECTIONS, limitedEvents: LIMITED_EVENTS },
+    roundTripCpuMicros: roundTripMicros,
     scenarios: results,
     targets: checks,
     durationSeconds: (Date.now() - started) / 1000,

@@ -7,6 +7,8 @@ import type { SendReport } from "./sender-child.ts";
 export interface StageCost {
   stage: string;
   perEvent: number;
+  /** Of those, the commands the bot itself sent (the rest ran inside its scripts): its round trips to Redis. */
+  sentPerEvent: number;
   top: Record<string, number>;
 }
 
@@ -35,12 +37,12 @@ export async function postSerially(input: {
   const monitorClient = new Redis(input.redisUrl);
   const monitor = await monitorClient.monitor();
   let segment = -1;
-  const commands: Array<{ segment: number; name: string; key: string }> = [];
-  monitor.on("monitor", (_time: string, args: string[]) => {
+  const commands: Array<{ segment: number; name: string; key: string; inScript: boolean }> = [];
+  monitor.on("monitor", (_time: string, args: string[], source: string) => {
     const name = (args[0] ?? "").toLowerCase();
     // A script's first key, else the command's.
     const key = (name === "evalsha" || name === "eval" ? args[3] : args[1]) ?? "";
-    commands.push({ segment, name, key });
+    commands.push({ segment, name, key, inScript: source === "lua" });
   });
   const latenciesMs: number[] = [];
   const postedAt: Record<string, number> = {};
@@ -80,10 +82,12 @@ export async function postSerially(input: {
   }
 
   const perStage = new Map<string, Map<string, number>>();
-  const count = (stage: string, name: string) => {
+  const sentPerStage = new Map<string, number>();
+  const count = (stage: string, name: string, inScript: boolean) => {
     const names = perStage.get(stage) ?? new Map<string, number>();
     names.set(name, (names.get(name) ?? 0) + 1);
     perStage.set(stage, names);
+    if (!inScript) sentPerStage.set(stage, (sentPerStage.get(stage) ?? 0) + 1);
   };
   let current = -1;
   let delivering = false;
@@ -99,7 +103,7 @@ export async function postSerially(input: {
       : delivering
         ? STAGES.deliver
         : STAGES.ingest;
-    count(stage, command.name);
+    count(stage, command.name, command.inScript);
   }
   const events = segment + 1;
   const stages = Object.values(STAGES).map((stage) => {
@@ -107,6 +111,7 @@ export async function postSerially(input: {
     return {
       stage,
       perEvent: names.reduce((total, [, calls]) => total + calls, 0) / events,
+      sentPerEvent: (sentPerStage.get(stage) ?? 0) / events,
       top: Object.fromEntries(names.slice(0, 8).map(([name, calls]) => [name, calls / events])),
     };
   });

@@ -105,7 +105,15 @@ export function createIngestProcessor(deps: IngestDeps) {
     /** The order's text as resolveOrder read it: the transition skips its own first read. */
     known?: string,
   ): Promise<IngestOutcome> {
-    const result = await store.orders.transition(orderId, transition, known);
+    // The reconciler's follow-up rides in the transition's own script: when an order moves but is not finished, it
+    // looks again later (a lost later webhook); an on-chain withdrawal short of its confirmations sooner.
+    const result = await store.orders.transition(orderId, transition, {
+      known,
+      followUpAt: (next) =>
+        isTerminalStage(next.stage) || next.stage === "awaiting_payment"
+          ? undefined
+          : deps.now() + (isPendingOnchain(next) ? deps.onchainPollMs : deps.followUpMs),
+    });
     if (!result) {
       logger.warn({ orderId, source }, "transition for an order we do not have");
       return "unknown_order";
@@ -124,14 +132,6 @@ export function createIngestProcessor(deps: IngestDeps) {
       ...confirmationSteps(result.previousConfirmations, order).map((state) => ({ state })),
       { state: order },
     ]);
-    // The reconciler's follow-up: both writes in one round trip.
-    const follow = result.changed && !isTerminalStage(order.stage) && order.stage !== "awaiting_payment";
-    const delay = isPendingOnchain(order) ? deps.onchainPollMs : deps.followUpMs;
-    if (follow)
-      await Promise.all([
-        store.orders.rescheduleOpen(orderId, deps.now() + delay),
-        store.reconcileAttempts.reset(orderId),
-      ]);
     // After the records above: the outbox (and its due set) holds the work, so a crash from here on loses nothing.
     // Nothing new appended: whatever is still undelivered is in the due set already, and its sweep's business.
     if (appended > 0) deps.deliverSoon(orderId, order.userId);

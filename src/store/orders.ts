@@ -149,7 +149,7 @@ export class OrderRepository {
         orderId,
       );
     }
-    const result = await this.mutate(orderId, undefined, (order) => ({
+    const result = await this.mutate(orderId, undefined, undefined, (order) => ({
       order: { ...order, ...patch },
       changed: true,
     }));
@@ -183,7 +183,7 @@ export class OrderRepository {
     orderId: string,
     refund: NonNullable<OrderRecord["refund"]>,
   ): Promise<{ order: OrderRecord; changed: boolean } | undefined> {
-    return this.mutate(orderId, undefined, (order) => {
+    return this.mutate(orderId, undefined, undefined, (order) => {
       const same =
         order.refund?.state === refund.state && order.refund?.transactionId === refund.transactionId;
       return same ? { order, changed: false } : { order: { ...order, refund }, changed: true };
@@ -197,12 +197,19 @@ export class OrderRepository {
   async transition(
     orderId: string,
     update: OrderTransition,
-    /** The order's text as just read (getWithRaw), to skip the first read. */
-    known?: string,
+    options: {
+      /** The order's text as just read (getWithRaw), to skip the first read. */
+      known?: string | undefined;
+      /**
+       * When the reconciler should look at the changed order next (ms), if at all: written in the same script as
+       * the change, with its attempt count reset (an order that moved is not stuck).
+       */
+      followUpAt?: (order: OrderRecord) => number | undefined;
+    } = {},
   ): Promise<TransitionResult | undefined> {
     let previousStage: OrderStage = "awaiting_payment";
     let previousConfirmations: number | undefined;
-    const result = await this.mutate(orderId, known, (order) => {
+    const result = await this.mutate(orderId, options.known, options.followUpAt, (order) => {
       previousStage = order.stage;
       previousConfirmations = order.confirmations;
       const next = { ...order };
@@ -245,6 +252,7 @@ export class OrderRepository {
   private async mutate(
     orderId: string,
     known: string | undefined,
+    followUpAt: ((order: OrderRecord) => number | undefined) | undefined,
     change: (order: OrderRecord) => { order: OrderRecord; changed: boolean },
   ): Promise<{ order: OrderRecord; changed: boolean } | undefined> {
     const key = keys.order(orderId);
@@ -255,10 +263,18 @@ export class OrderRepository {
       const { order, changed } = change(current);
       if (!changed) return { order: current, changed: false };
       order.updatedAt = new Date().toISOString();
+      const args = [
+        raw,
+        JSON.stringify(order),
+        ORDER_TTL_SECONDS,
+        isTerminalStage(order.stage) ? "1" : "0",
+        orderId,
+      ];
+      const followUp = followUpAt?.(order);
       const swapped = await COMPARE_AND_SET.run(
         this.redis,
-        [key, keys.ordersOpen()],
-        [raw, JSON.stringify(order), ORDER_TTL_SECONDS, isTerminalStage(order.stage) ? "1" : "0", orderId],
+        [key, keys.ordersOpen(), keys.reconcileAttempts(orderId)],
+        followUp === undefined ? args : [...args, followUp],
       );
       if (swapped === 1) return { order, changed: true };
     }
@@ -267,9 +283,16 @@ export class OrderRepository {
 }
 
 // EVALSHA: a transition happens for every event of every order; the script text need not travel each time.
+//   KEYS: the order, the open-orders set, the order's reconcile attempt count.
+//   ARGV: the text read · the new text · TTL · '1' when the new stage is terminal · the order id · [the
+//   reconciler's next look (ms): moves the order in the open set (if still there) and resets its attempt count]
 const COMPARE_AND_SET = new LuaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
 if ARGV[4] == '1' then redis.call('ZREM', KEYS[2], ARGV[5]) end
+if ARGV[6] then
+  redis.call('ZADD', KEYS[2], 'XX', ARGV[6], ARGV[5])
+  redis.call('DEL', KEYS[3])
+end
 return 1
 `);

@@ -1,7 +1,10 @@
 import type { Redis } from "ioredis";
 import { keys } from "./keys.ts";
 
-/** The reconciler's backoff per open order: how many checks found it not yet in a terminal stage. */
+/**
+ * The reconciler's backoff per open order: how many checks found it not yet in a terminal stage. An order that moves
+ * starts over: `Orders.transition` deletes the count in the script that records the move.
+ */
 export class ReconcileAttempts {
   constructor(private readonly redis: Redis) {}
 
@@ -16,10 +19,5 @@ export class ReconcileAttempts {
     const [error, count] = replies?.[0] ?? [null, 1];
     if (error) throw error;
     return Number(count);
-  }
-
-  /** Start the backoff over (the order moved). */
-  async reset(orderId: string): Promise<void> {
-    await this.redis.del(keys.reconcileAttempts(orderId));
   }
 }

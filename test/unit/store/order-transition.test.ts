@@ -1,7 +1,14 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createStore, type NewOrder, type Store } from "#src/store/index.js";
+import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
+import { createStore, keys, type NewOrder, type Store } from "#src/store/index.js";
 import { freshRedis } from "../../support/redis.ts";
+
+/** On both stores the compare-and-set script runs on: redis-server, and local mode's in-memory stand-in. */
+const stores: Array<[string, () => Promise<Redis>]> = [
+  ["redis-server", freshRedis],
+  ["in-memory stand-in", createMemoryRedis],
+];
 
 const order: NewOrder = {
   orderId: "ord-1",
@@ -25,11 +32,11 @@ const order: NewOrder = {
   expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
 };
 
-describe("order transition from a text already read", () => {
+describe.each(stores)("order transition on %s", (_name, connect) => {
   let redis: Redis;
   let store: Store;
   beforeAll(async () => {
-    redis = await freshRedis();
+    redis = await connect();
     store = createStore(redis);
   });
   beforeEach(async () => {
@@ -43,7 +50,11 @@ describe("order transition from a text already read", () => {
   it("applies the transition with the read it was given", async () => {
     const read = await store.orders.getWithRaw("ord-1");
     expect(read?.order.stage).toBe("awaiting_payment");
-    const result = await store.orders.transition("ord-1", { stage: "payment_received" }, read?.raw);
+    const result = await store.orders.transition(
+      "ord-1",
+      { stage: "payment_received" },
+      { known: read?.raw },
+    );
     expect(result?.changed).toBe(true);
     expect((await store.orders.get("ord-1"))?.stage).toBe("payment_received");
   });
@@ -51,7 +62,7 @@ describe("order transition from a text already read", () => {
   it("reads again when the order changed after that read, and never moves it back", async () => {
     const stale = await store.orders.getWithRaw("ord-1");
     await store.orders.transition("ord-1", { stage: "completed" });
-    const late = await store.orders.transition("ord-1", { stage: "payment_received" }, stale?.raw);
+    const late = await store.orders.transition("ord-1", { stage: "payment_received" }, { known: stale?.raw });
     expect(late?.changed).toBe(false);
     expect(late?.order.stage).toBe("completed");
     expect((await store.orders.get("ord-1"))?.stage).toBe("completed");
@@ -60,9 +71,49 @@ describe("order transition from a text already read", () => {
   it("keeps what another writer added after that read", async () => {
     const stale = await store.orders.getWithRaw("ord-1");
     await store.orders.annotate("ord-1", { statusMessageId: 77 });
-    await store.orders.transition("ord-1", { stage: "payment_received" }, stale?.raw);
+    await store.orders.transition("ord-1", { stage: "payment_received" }, { known: stale?.raw });
     const now = await store.orders.get("ord-1");
     expect(now?.stage).toBe("payment_received");
     expect(now?.statusMessageId).toBe(77);
+  });
+
+  it("schedules the reconciler's next look and restarts its backoff in the same script, only when the order moved", async () => {
+    await store.reconcileAttempts.next("ord-1");
+    await store.reconcileAttempts.next("ord-1");
+    const seen: string[] = [];
+    const moved = await store.orders.transition(
+      "ord-1",
+      { stage: "payment_received" },
+      {
+        followUpAt: (next) => {
+          seen.push(next.stage);
+          return 1_234_567;
+        },
+      },
+    );
+    expect(moved?.changed).toBe(true);
+    expect(seen).toEqual(["payment_received"]);
+    expect(await redis.zscore(keys.ordersOpen(), "ord-1")).toBe("1234567");
+    expect(await redis.exists(keys.reconcileAttempts("ord-1"))).toBe(0);
+
+    await store.reconcileAttempts.next("ord-1");
+    const same = await store.orders.transition(
+      "ord-1",
+      { stage: "payment_received" },
+      { followUpAt: () => 9_999_999 },
+    );
+    expect(same?.changed).toBe(false);
+    expect(await redis.zscore(keys.ordersOpen(), "ord-1")).toBe("1234567");
+    expect(await redis.get(keys.reconcileAttempts("ord-1"))).toBe("1");
+
+    // A terminal stage leaves the open set; no follow-up asked, none added back.
+    await store.orders.transition("ord-1", { stage: "completed" }, { followUpAt: () => undefined });
+    expect(await redis.zscore(keys.ordersOpen(), "ord-1")).toBeNull();
+  });
+
+  it("never adds an order the open set no longer holds", async () => {
+    await redis.zrem(keys.ordersOpen(), "ord-1");
+    await store.orders.transition("ord-1", { stage: "payment_received" }, { followUpAt: () => 42 });
+    expect(await redis.zscore(keys.ordersOpen(), "ord-1")).toBeNull();
   });
 });
