@@ -2,7 +2,7 @@ import { GrammyError, HttpError } from "grammy";
 import { intlLocale, type LanguageCode, type Translator } from "#src/i18n/index.js";
 import type { Logger } from "#src/log/logger.js";
 import type {
-  HeldLock,
+  DeliveryClaim,
   OrderRecord,
   OrderStage,
   Outbox,
@@ -64,28 +64,23 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       return "handed_over";
     }
     if (data.kind === "request") return (await deps.onRequestStage?.(data.orderId, data.stage)) ?? "no_hook";
-    const lock = await deps.store.orderLocks.tryLock(data.orderId, { processes: deps.processes });
-    if (!lock) {
+    // The lock and what the delivery reads (the outbox after its cursor, the order, its owner) in one round trip.
+    const claim = await store.deliveryClaims.claim(data.orderId, data.userId, { processes: deps.processes });
+    if (!claim) {
       // Someone else is talking to this chat; try again shortly (not counted as a failed attempt).
       throw new RetryLaterError(deps.lockRetryMs ?? 250);
     }
     try {
-      return await deliver(data.orderId, data.userId, lock);
+      return await deliver(data.orderId, claim);
     } finally {
-      await lock.release();
+      await claim.lock.release();
     }
   }
 
-  async function deliver(orderId: string, ownerId: number | undefined, lock: HeldLock): Promise<string> {
-    // The outbox, the order and its owner in two commands sent together (an up-to-date outbox is the rare case); the
-    // owner's record is read once: languageOf gets it rather than reading it again.
-    const [{ entries, sending }, read] = await Promise.all([
-      outbox.pending(orderId),
-      ownerId === undefined
-        ? ownerAfter(store.orders.get(orderId))
-        : store.orders.getWithOwner(orderId, ownerId),
-    ]);
-    let order = read.order;
+  async function deliver(orderId: string, claim: DeliveryClaim): Promise<string> {
+    const { lock, pending } = claim;
+    const { entries, sending } = pending;
+    let order = claim.order;
     const last = entries[entries.length - 1];
     if (!last) {
       // Leaves the due set (a run that found nothing left, or a log that expired).
@@ -96,7 +91,8 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       await outbox.advance(orderId, last.seq);
       return "order_gone";
     }
-    const user = read.owner;
+    // Read once with the claim: languageOf gets it rather than reading it again.
+    const user = claim.owner;
     if (user?.unreachable) {
       await outbox.advance(orderId, last.seq);
       return "unreachable";
@@ -158,12 +154,6 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       return "unreachable";
     }
     return "delivered";
-  }
-
-  /** The order, then its owner's record. */
-  async function ownerAfter(reading: Promise<OrderRecord | undefined>) {
-    const order = await reading;
-    return { order, owner: order ? await store.users.get(order.userId) : undefined };
   }
 
   /**

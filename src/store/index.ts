@@ -7,9 +7,9 @@ import { BroadcastRepository } from "./broadcasts.ts";
 import { BuyMarkRepository } from "./buy-marks.ts";
 import { CacheRepository } from "./caches.ts";
 import { CompressedRedisStorage } from "./compressed-storage.ts";
+import { DeliveryClaims } from "./delivery-claims.ts";
 import { OnceRepository } from "./idempotency.ts";
 import { type IncomingLimit, IncomingLimiter } from "./incoming-limit.ts";
-import { OrderLocks } from "./locks.ts";
 import { MerchantRepository } from "./merchants.ts";
 import { OrderReferences } from "./order-references.ts";
 import { OrderRepository } from "./orders.ts";
@@ -35,6 +35,7 @@ export * from "./broadcasts.ts";
 export * from "./buy-marks.ts";
 export * from "./caches.ts";
 export * from "./claims.ts";
+export * from "./delivery-claims.ts";
 export * from "./idempotency.ts";
 export * from "./incoming-limit.ts";
 export * from "./keys.ts";
@@ -92,8 +93,8 @@ export interface Store {
   outbox: Outbox;
   /** Webhooks already queued (the receiver's dedupe). */
   webhookDedupe: EventDeduper;
-  /** One delivery at a time per order's chat. */
-  orderLocks: OrderLocks;
+  /** An order's delivery taken (one at a time per order's chat) with what it reads, in one round trip. */
+  deliveryClaims: DeliveryClaims;
   /** KES references → orders. */
   orderReferences: OrderReferences;
   /** The reconciler's backoff per open order. */
@@ -105,6 +106,7 @@ export interface Store {
 export function createStore(redis: Redis): Store {
   const users = new UserRepository(redis);
   const orders = new OrderRepository(redis);
+  const outbox = new Outbox(redis);
   return {
     users,
     orders,
@@ -128,9 +130,9 @@ export function createStore(redis: Redis): Store {
     incomingLimiter: (limit) => new IncomingLimiter(redis, limit),
     sessionStorage: (ttlSeconds) => new RedisAdapter({ instance: redis, ttl: ttlSeconds }),
     conversationStorage: (ttlSeconds) => new CompressedRedisStorage(redis, ttlSeconds),
-    outbox: new Outbox(redis),
+    outbox,
     webhookDedupe: new EventDeduper(redis),
-    orderLocks: new OrderLocks(redis),
+    deliveryClaims: new DeliveryClaims(redis, outbox, orders, users),
     orderReferences: new OrderReferences(redis),
     reconcileAttempts: new ReconcileAttempts(redis),
     ping: () => redis.ping(),

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { keys } from "./keys.ts";
 import type { ProcessRegistry } from "./processes.ts";
 import { deleteIfEquals, LuaScript } from "./script.ts";
 
@@ -29,7 +28,7 @@ const TAKE_OVER = new LuaScript(
      redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end return 0`,
 );
 
-interface LockOptions {
+export interface LockOptions {
   ttlMs?: number;
   /** This process's registry: names the owner in the lock and lets a dead owner's lock be taken over. */
   processes?: ProcessRegistry;
@@ -40,12 +39,36 @@ export async function tryLock(
   key: string,
   options: LockOptions = {},
 ): Promise<HeldLock | undefined> {
-  const ttlMs = options.ttlMs ?? 30_000;
-  const { processes } = options;
-  const token = `${processes?.id ?? "anonymous"}:${randomUUID()}`;
+  const token = lockToken(options.processes);
+  const ttlMs = lockTtlMs(options);
   let acquired = (await redis.set(key, token, "PX", ttlMs, "NX")) === "OK";
-  if (!acquired && processes) acquired = await takeOverFromDead(redis, key, token, ttlMs, processes);
-  if (!acquired) return undefined;
+  if (!acquired) acquired = await takeOverIfDead(redis, key, token, options);
+  return acquired ? holdLock(redis, key, token, ttlMs) : undefined;
+}
+
+/** A lock's value: its owner (the process id, or "anonymous") and a random part. */
+export function lockToken(processes: ProcessRegistry | undefined): string {
+  return `${processes?.id ?? "anonymous"}:${randomUUID()}`;
+}
+
+export function lockTtlMs(options: LockOptions): number {
+  return options.ttlMs ?? 30_000;
+}
+
+/** Take the lock at `key` as `token` when its owner's heartbeat has lapsed (needs the process registry). */
+export async function takeOverIfDead(
+  redis: Redis,
+  key: string,
+  token: string,
+  options: LockOptions,
+): Promise<boolean> {
+  return options.processes
+    ? takeOverFromDead(redis, key, token, lockTtlMs(options), options.processes)
+    : false;
+}
+
+/** A lock just acquired as `token`: renewed while held, released (only if still ours) when done. */
+export function holdLock(redis: Redis, key: string, token: string, ttlMs: number): HeldLock {
   const renew = setInterval(
     () => {
       EXTEND.run(redis, [key], [token, ttlMs]).catch(() => {
@@ -84,13 +107,4 @@ async function takeOverFromDead(
   // No owner named (an anonymous lock): only its TTL can free it.
   if (!current || !owner || owner === "anonymous" || owner === processes.id) return false;
   return (await TAKE_OVER.run(redis, [key, processes.keyOf(owner)], [current, token, ttlMs])) === 1;
-}
-
-/** The delivery lock of an order: one delivery at a time talks to its chat. */
-export class OrderLocks {
-  constructor(private readonly redis: Redis) {}
-
-  tryLock(orderId: string, options: LockOptions = {}): Promise<HeldLock | undefined> {
-    return tryLock(this.redis, keys.orderLock(orderId), options);
-  }
 }

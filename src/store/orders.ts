@@ -11,7 +11,6 @@ import {
   STAGE_RANK,
 } from "./order-record.ts";
 import { LuaScript } from "./script.ts";
-import { parseUserRecord, type UserRecord } from "./users.ts";
 
 interface TransitionResult {
   order: OrderRecord;
@@ -63,20 +62,6 @@ export class OrderRepository {
     const raw = await this.redis.get(keys.order(orderId));
     const order = parseJson(raw, orderRecordSchema);
     return raw && order ? { order, raw } : undefined;
-  }
-
-  /**
-   * The order and its owner's record in one command, when the owner is known already (the process that recorded the
-   * order's state delivers it); `owner` is read again only if the order names someone else.
-   */
-  async getWithOwner(
-    orderId: string,
-    ownerId: number,
-  ): Promise<{ order: OrderRecord | undefined; owner: UserRecord | undefined }> {
-    const [orderRaw, ownerRaw] = await this.redis.mget(keys.order(orderId), keys.user(ownerId));
-    const order = parseJson(orderRaw ?? null, orderRecordSchema);
-    if (!order || order.userId === ownerId) return { order, owner: parseUserRecord(ownerRaw ?? null) };
-    return { order, owner: parseUserRecord(await this.redis.get(keys.user(order.userId))) };
   }
 
   async findByHash(hash: string): Promise<OrderRecord | undefined> {

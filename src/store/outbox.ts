@@ -92,11 +92,39 @@ if appended > 0 then redis.call('ZADD', KEYS[2], 'NX', ARGV[4], ARGV[1]) end
 return appended
 `);
 
-// The cursor, the entries after it and the seq being sent, in one round trip.
-const PENDING = new LuaScript(`
-local value = redis.call('GET', KEYS[2]) or '0'
+/**
+ * Lua that reads an order's cursor, the entries after it and the seq being sent into the locals `cursor`, `entries`
+ * and `sending` (for this file's PENDING and the delivery claim's script, store/delivery-claims.ts).
+ */
+export function readPendingLua(outboxKey: string, cursorKey: string): string {
+  return `
+local value = redis.call('GET', ${cursorKey}) or '0'
 local cursor = tonumber(string.match(value, '^(%d+)'))
-return {cursor, redis.call('LRANGE', KEYS[1], cursor, -1), tonumber(string.match(value, ':(%d+)$') or '0')}
+local entries = redis.call('LRANGE', ${outboxKey}, cursor, -1)
+local sending = tonumber(string.match(value, ':(%d+)$') or '0')`;
+}
+
+/** What `readPendingLua` read, as the delivery sees it. */
+export interface PendingEntries {
+  cursor: number;
+  entries: OutboxEntry[];
+  /** The seq of an entry whose notification was being sent when its delivery stopped without an answer, else 0. */
+  sending: number;
+}
+
+/** `readPendingLua`'s three values as a script returned them; an entry that does not parse is skipped. */
+export function parsePending(cursor: unknown, raws: unknown, sending: unknown): PendingEntries {
+  const entries: OutboxEntry[] = [];
+  for (const raw of raws as string[]) {
+    const parsed = outboxEntrySchema.safeParse(JSON.parse(raw));
+    if (parsed.success) entries.push(parsed.data);
+  }
+  return { cursor: Number(cursor), entries, sending: Number(sending) };
+}
+
+// The cursor, the entries after it and the seq being sent, in one round trip.
+const PENDING = new LuaScript(`${readPendingLua("KEYS[1]", "KEYS[2]")}
+return {cursor, entries, sending}
 `);
 
 // The cursor only moves forward; writing it clears the mark of the entry being sent, and an order whose cursor
@@ -169,17 +197,12 @@ export class Outbox {
    * Entries not yet delivered, oldest first, with the cursor they start at. `sending` is the seq of an entry whose
    * notification was being sent when its delivery stopped without an answer (the process died mid-call), else 0.
    */
-  async pending(orderId: string): Promise<{ cursor: number; entries: OutboxEntry[]; sending: number }> {
+  async pending(orderId: string): Promise<PendingEntries> {
     const [cursor, raws, sending] = (await PENDING.run(this.redis, [
       keys.outbox(orderId),
       keys.outboxCursor(orderId),
-    ])) as [number, string[], number];
-    const entries: OutboxEntry[] = [];
-    for (const raw of raws) {
-      const parsed = outboxEntrySchema.safeParse(JSON.parse(raw));
-      if (parsed.success) entries.push(parsed.data);
-    }
-    return { cursor, entries, sending: Number(sending) };
+    ])) as unknown[];
+    return parsePending(cursor, raws, sending);
   }
 
   /**
