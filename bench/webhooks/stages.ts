@@ -97,7 +97,8 @@ export async function postSerially(input: {
       current = command.segment;
       delivering = false;
     }
-    if (command.name === "set" && command.key.startsWith("events:lock:")) delivering = true;
+    // The delivery claim's script (EVALSHA, its first key the lock) and the SET NX it runs.
+    if (command.key.startsWith("events:lock:")) delivering = true;
     const stage = command.key.startsWith("events:seen:")
       ? STAGES.receive
       : delivering

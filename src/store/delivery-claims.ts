@@ -23,9 +23,9 @@ export interface DeliveryClaim {
 const CLAIM = new LuaScript(`
 if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {0} end
 ${readPendingLua("KEYS[2]", "KEYS[3]")}
-local owner = false
-if KEYS[5] then owner = redis.call('GET', KEYS[5]) end
-return {1, cursor, entries, sending, redis.call('GET', KEYS[4]), owner}
+if not KEYS[5] then return {1, cursor, entries, sending, redis.call('GET', KEYS[4])} end
+local records = redis.call('MGET', KEYS[4], KEYS[5])
+return {1, cursor, entries, sending, records[1], records[2]}
 `);
 
 /**
