@@ -1,38 +1,11 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
-import { createStore, keys, type NewOrder, ProcessRegistry, type Store } from "#src/store/index.js";
-import { freshRedis } from "../../support/redis.ts";
+import { createStore, keys, ProcessRegistry, type Store } from "#src/store/index.js";
+import { BOTH_STORES, ngnOrder } from "../../support/store-fixtures.ts";
 
-/** On both stores the claim script runs on: redis-server, and local mode's in-memory stand-in. */
-const stores: Array<[string, () => Promise<Redis>]> = [
-  ["redis-server", freshRedis],
-  ["in-memory stand-in", createMemoryRedis],
-];
+const order = ngnOrder("ord-claim");
 
-const order: NewOrder = {
-  orderId: "ord-claim",
-  quoteId: "q-claim",
-  hash: "h-claim",
-  kind: "payout",
-  corridor: "NG",
-  chatId: 42,
-  userId: 42,
-  pay: { amount: 12_000, currency: "BTCSAT" },
-  receive: { amount: 1_000_000, currency: "NGNKOBO" },
-  fee: { amount: 60, currency: "BTCSAT" },
-  recipientLabel: "GTBANK PLC ••7890 · ADA OBI",
-  beneficiary: {
-    bankAccountNumber: "0123457890",
-    bankAccountName: "ADA OBI",
-    bankCode: "000013",
-    bankName: "GTBANK PLC",
-  },
-  verificationCode: "🦊🍋",
-  expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-};
-
-describe.each(stores)("delivery claims on %s", (_name, connect) => {
+describe.each(BOTH_STORES)("delivery claims on %s", (_name, connect) => {
   let redis: Redis;
   let store: Store;
   beforeAll(async () => {

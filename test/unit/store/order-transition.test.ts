@@ -1,38 +1,11 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
-import { createStore, keys, type NewOrder, type Store } from "#src/store/index.js";
-import { freshRedis } from "../../support/redis.ts";
+import { createStore, keys, type Store } from "#src/store/index.js";
+import { BOTH_STORES, ngnOrder } from "../../support/store-fixtures.ts";
 
-/** On both stores the compare-and-set script runs on: redis-server, and local mode's in-memory stand-in. */
-const stores: Array<[string, () => Promise<Redis>]> = [
-  ["redis-server", freshRedis],
-  ["in-memory stand-in", createMemoryRedis],
-];
+const order = ngnOrder("ord-1");
 
-const order: NewOrder = {
-  orderId: "ord-1",
-  quoteId: "q-1",
-  hash: "h-1",
-  kind: "payout",
-  corridor: "NG",
-  chatId: 42,
-  userId: 42,
-  pay: { amount: 12_000, currency: "BTCSAT" },
-  receive: { amount: 1_000_000, currency: "NGNKOBO" },
-  fee: { amount: 60, currency: "BTCSAT" },
-  recipientLabel: "GTBANK PLC ••7890 · ADA OBI",
-  beneficiary: {
-    bankAccountNumber: "0123457890",
-    bankAccountName: "ADA OBI",
-    bankCode: "000013",
-    bankName: "GTBANK PLC",
-  },
-  verificationCode: "🦊🍋",
-  expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-};
-
-describe.each(stores)("order transition on %s", (_name, connect) => {
+describe.each(BOTH_STORES)("order transition on %s", (_name, connect) => {
   let redis: Redis;
   let store: Store;
   beforeAll(async () => {

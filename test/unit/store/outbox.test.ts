@@ -1,19 +1,13 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
 import { Outbox } from "#src/store/outbox.js";
-import { freshRedis } from "../../support/redis.ts";
+import { BOTH_STORES } from "../../support/store-fixtures.ts";
 
 /**
  * The notification outbox on both stores it runs on: redis-server, and local mode's in-memory stand-in (whose Lua
  * has no cjson, which is why the record script reads entries without it).
  */
-const stores: Array<[string, () => Promise<Redis>]> = [
-  ["redis-server", freshRedis],
-  ["in-memory stand-in", createMemoryRedis],
-];
-
-describe.each(stores)("outbox on %s", (_name, connect) => {
+describe.each(BOTH_STORES)("outbox on %s", (_name, connect) => {
   let redis: Redis;
   let outbox: Outbox;
   beforeAll(async () => {
