@@ -4,7 +4,8 @@ import type { ProcessRegistry } from "./processes.ts";
 import { deleteIfEquals, LuaScript } from "./script.ts";
 
 /**
- * A per-key Redis lock (SET NX PX), renewed while held, so only one delivery at a time talks to an order's chat.
+ * A per-key Redis lock (SET NX PX, taken by the delivery claim's script: store/delivery-claims.ts), renewed while
+ * held, so only one delivery at a time talks to an order's chat.
  * Its value is `<process id>:<random token>`: a process that finds the lock taken looks at the owner's heartbeat
  * (ProcessRegistry) and takes the lock over when the owner is dead, instead of waiting out the TTL — a restart after
  * a crash resumes delivery within the heartbeat's few seconds. The TTL stays as the last resort (Redis lost the
@@ -34,23 +35,12 @@ export interface LockOptions {
   processes?: ProcessRegistry;
 }
 
-export async function tryLock(
-  redis: Redis,
-  key: string,
-  options: LockOptions = {},
-): Promise<HeldLock | undefined> {
-  const token = lockToken(options.processes);
-  const ttlMs = lockTtlMs(options);
-  let acquired = (await redis.set(key, token, "PX", ttlMs, "NX")) === "OK";
-  if (!acquired) acquired = await takeOverIfDead(redis, key, token, options);
-  return acquired ? holdLock(redis, key, token, ttlMs) : undefined;
-}
-
 /** A lock's value: its owner (the process id, or "anonymous") and a random part. */
 export function lockToken(processes: ProcessRegistry | undefined): string {
   return `${processes?.id ?? "anonymous"}:${randomUUID()}`;
 }
 
+/** How long a lock lives unless renewed (30 s unless `ttlMs` says). */
 export function lockTtlMs(options: LockOptions): number {
   return options.ttlMs ?? 30_000;
 }
