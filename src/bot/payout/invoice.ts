@@ -1,11 +1,12 @@
 import { InputFile } from "grammy";
 import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { qrPng } from "#src/bot/flow/qr-png.js";
 import { escapeHtml } from "#src/i18n/index.js";
 import { formatMoney } from "#src/money/index.js";
 import { formatExpiryTime, renderStatusCard } from "#src/orders/index.js";
 import type { OrderRecord } from "#src/store/index.js";
 import { invoiceKeyboard } from "./keyboards.ts";
-import { invoiceQrData, qrPng } from "./qr.ts";
+import { invoiceQrData } from "./qr.ts";
 import { formatCountdown } from "./quote-rules.ts";
 
 /**

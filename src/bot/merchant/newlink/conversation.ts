@@ -1,11 +1,11 @@
 import { createConversation } from "@grammyjs/conversations";
 import { InlineKeyboard, InputFile } from "grammy";
-import QRCode from "qrcode";
 import { isPayoutApiError, PAYOUT_API_ERROR_KINDS, PayoutApiError, type Speed } from "#src/api/index.js";
 import type { BotContext, BotDeps, FlowContext, FlowConversation } from "#src/bot/context.js";
 import { describeApiError, validationMessageKey } from "#src/bot/flow/api-errors.js";
 import { FLOWS } from "#src/bot/flow/enter.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
+import { qrPng } from "#src/bot/flow/qr-png.js";
 import { shortAddress } from "#src/bot/rules/bitcoin-address.js";
 import { escapeHtml } from "#src/i18n/index.js";
 import { formatMoney } from "#src/money/index.js";
@@ -217,7 +217,8 @@ async function deliverLink(
     ? { reply_markup: new InlineKeyboard().url(ctx.t("merchant:newlink.open_button"), link.url) }
     : {};
   await ctx.reply(text, { parse_mode: "HTML", link_preview_options: { is_disabled: true }, ...button });
-  const png = await QRCode.toBuffer(link.url, { errorCorrectionLevel: "M", margin: 2, width: 480 });
+  // The QR spec's quiet zone of 4 modules: less can stop cameras finding the code.
+  const { png } = qrPng(link.url, { errorCorrectionLevel: "M", margin: 4, targetSize: 480 });
   await ctx.replyWithPhoto(new InputFile(png, "payment-link.png"), {
     caption: ctx.t("merchant:newlink.qr_caption", {
       name: escapeHtml(draft.name),

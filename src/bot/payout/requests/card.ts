@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { InlineQueryResultArticle } from "grammy/types";
-import { qrPng } from "#src/bot/payout/qr.js";
+import { qrPng } from "#src/bot/flow/qr-png.js";
 import { escapeHtml, type TFunction } from "#src/i18n/index.js";
 import { formatDateTime } from "#src/money/index.js";
 import { formatOrderMoney } from "#src/orders/index.js";
