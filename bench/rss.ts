@@ -59,9 +59,10 @@ async function main(): Promise<void> {
     publicUrl: proxy.url,
     redisUrl: bench.server.url,
   });
+  const allocator = { ...allocatorEnv(), ...EXTRA_ENV };
   const bot = await startBotProcess({
     role: "all",
-    env: { ...env, ...allocatorEnv(), ...EXTRA_ENV },
+    env: { ...env, ...allocator },
     entry: [...NODE_FLAGS, join(COMPILED_DIR, "src", "main.js")],
   });
   proxy.setUpstreams([bot.port]);
@@ -123,7 +124,6 @@ async function main(): Promise<void> {
       check("Error log lines", "0", String(errors.count), errors.count === 0),
     ];
     const flags = NODE_FLAGS.length > 0 ? NODE_FLAGS.join(" ") : "none (as the image runs it)";
-    const allocator = { ...allocatorEnv(), ...EXTRA_ENV };
     const malloc =
       Object.entries(allocator)
         .map(([name, value]) => `${name}=${value}`)
