@@ -203,6 +203,10 @@ async function main(): Promise<void> {
       ],
       ["journeys completed", `${completedJourneys.length}/${USERS}`],
       ["journeys with another message count", journeyMismatch],
+      [
+        "journeys whose status card was sent twice (a kill between the send and its record)",
+        completedJourneys.filter((result) => result.statusCards > 1).length,
+      ],
       ["quotes at the payout API (one per journey)", `${quotes}/${USERS}`],
       ["replacements started after the kill", `${num((replacedAt - killedAt) / 1000, 1)} s`],
       [

@@ -11,7 +11,11 @@ export interface JourneyResult {
   ms: number;
   /** Messages in the chat when it ended (the same for every journey when nothing is lost or repeated). */
   messages: number;
+  /** Status cards the order got (1, unless a crash between sending the card and recording it sent it again). */
+  statusCards: number;
 }
+
+const STATUS_CARD = /^💸 Payout · order /;
 
 /** The whole NGN payout, pressed and typed as a person does, to "Completed" on the status card. */
 export async function journey(tg: TelegramEmulator, id: number): Promise<JourneyResult> {
@@ -32,15 +36,29 @@ export async function journey(tg: TelegramEmulator, id: number): Promise<Journey
     await (await user.press(card, /Confirm/)).answer();
     await user.nextPhoto();
     const invoice = await user.nextMessage({ match: /^ln/ });
-    const status = await user.nextMessage({ match: /Waiting for payment/ });
+    await user.nextMessage({ match: /Waiting for payment/ });
     await (await user.press(invoice, /Simulate/)).answer();
-    await user.nextEdit(status, { match: /Completed/ });
+    // The status card the bot keeps up to date: the last one, if a crash made it send the card twice.
+    await user.nextEdit(undefined, { match: /Completed/ });
     // A repeated message would come after the last step: give it a moment to show.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    return { ok: true, ms: performance.now() - started, messages: user.messages().length };
+    const messages = user.messages();
+    return {
+      ok: true,
+      ms: performance.now() - started,
+      messages: messages.length,
+      statusCards: messages.filter((message) => STATUS_CARD.test(message.text ?? "")).length,
+    };
   } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    return { ok: false, error: `user ${id}: ${message}`, ms: performance.now() - started, messages: 0 };
+    // The whole report: the emulator's timeout lists the bot's latest events in the chat, which is the diagnosis.
+    const message = error instanceof Error ? error.message.split("\n").join("\n    ") : String(error);
+    return {
+      ok: false,
+      error: `user ${id}: ${message}`,
+      ms: performance.now() - started,
+      messages: 0,
+      statusCards: 0,
+    };
   }
 }
 
