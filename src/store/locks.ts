@@ -45,16 +45,24 @@ export function lockTtlMs(options: LockOptions): number {
   return options.ttlMs ?? 30_000;
 }
 
-/** Take the lock at `key` as `token` when its owner's heartbeat has lapsed (needs the process registry). */
+/**
+ * Take the lock at `key` as `token` when its owner's heartbeat has lapsed (needs the process registry; a lock that
+ * names no owner, or this process, is left to its TTL).
+ */
 export async function takeOverIfDead(
   redis: Redis,
   key: string,
   token: string,
   options: LockOptions,
 ): Promise<boolean> {
-  return options.processes
-    ? takeOverFromDead(redis, key, token, lockTtlMs(options), options.processes)
-    : false;
+  const { processes } = options;
+  if (!processes) return false;
+  const current = await redis.get(key);
+  const owner = current?.split(":", 1)[0];
+  if (!current || !owner || owner === "anonymous" || owner === processes.id) return false;
+  return (
+    (await TAKE_OVER.run(redis, [key, processes.keyOf(owner)], [current, token, lockTtlMs(options)])) === 1
+  );
 }
 
 /** A lock just acquired as `token`: renewed while held, released (only if still ours) when done. */
@@ -83,18 +91,4 @@ export function holdLock(redis: Redis, key: string, token: string, ttlMs: number
       released = true;
     },
   };
-}
-
-async function takeOverFromDead(
-  redis: Redis,
-  key: string,
-  token: string,
-  ttlMs: number,
-  processes: ProcessRegistry,
-): Promise<boolean> {
-  const current = await redis.get(key);
-  const owner = current?.split(":", 1)[0];
-  // No owner named (an anonymous lock): only its TTL can free it.
-  if (!current || !owner || owner === "anonymous" || owner === processes.id) return false;
-  return (await TAKE_OVER.run(redis, [key, processes.keyOf(owner)], [current, token, ttlMs])) === 1;
 }
