@@ -1,15 +1,14 @@
 import { conversations } from "@grammyjs/conversations";
 import { Bot, type Context, session, type Transformer } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import type { UserRecord } from "#src/store/users.js";
 import { fallbackFeature } from "./account/fallback.ts";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.ts";
 import { allFeatures, type Feature } from "./features.ts";
 import { cancelFeature } from "./flow/cancel.ts";
 import { describeError } from "./flow/error-reply.ts";
+import { admitMiddleware } from "./middlewares/admit.ts";
 import { i18nMiddleware } from "./middlewares/i18n.ts";
 import { identifyMiddleware } from "./middlewares/identify.ts";
-import { rateLimitMiddleware } from "./middlewares/rate-limit.ts";
 import {
   answeredQueriesOf,
   conversationTransformers,
@@ -25,6 +24,8 @@ const CONVERSATION_VERSION = 5;
 /** Conversation state holds raw user input (account numbers, phones): it expires. */
 const CONVERSATION_TTL_SECONDS = 2 * 3600;
 const SESSION_TTL_SECONDS = 30 * 24 * 3600;
+/** Conversation state of a chat lives under this prefix and the chat key. */
+const CONVERSATION_PREFIX = "conv:";
 
 interface CreateBotOptions {
   token: string;
@@ -41,16 +42,6 @@ interface CreateBotOptions {
 /** Key for sessions and conversations (the update inbox queues and leases by the same key: src/updates). */
 function chatKey(ctx: Context): string | undefined {
   return ctx.chat?.id.toString() ?? ctx.from?.id.toString();
-}
-
-const userMemos = new WeakMap<object, Map<number, Promise<UserRecord | undefined>>>();
-function memoFor(memos: typeof userMemos, owner: object) {
-  let memo = memos.get(owner);
-  if (!memo) {
-    memo = new Map();
-    memos.set(owner, memo);
-  }
-  return memo;
 }
 
 export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotContext> {
@@ -76,7 +67,14 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     });
   }
 
-  bot.use(rateLimitMiddleware(deps));
+  bot.use(
+    admitMiddleware(deps, (ctx) => {
+      const key = chatKey(ctx);
+      return key === undefined
+        ? undefined
+        : { sessionKey: key, conversationKey: `${CONVERSATION_PREFIX}${key}` };
+    }),
+  );
   bot.use(identifyMiddleware(deps));
   bot.use(
     session<SessionData, BotContext>({
@@ -92,16 +90,15 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       storage: {
         type: "key",
         version: CONVERSATION_VERSION,
-        prefix: "conv:",
+        prefix: CONVERSATION_PREFIX,
         getStorageKey: chatKey,
         adapter: deps.store.conversationStorage(CONVERSATION_TTL_SECONDS),
       },
       // Conversation contexts are rebuilt on every replay: re-install language, deps, the size guard and auto-retry
-      // (API calls inside a conversation skip bot.api's transformers).
-      // Called for every replayed context; the conversation object lives for one update, so the memo lets all
-      // replayed contexts of that update share one read of the user record.
-      plugins: (conversation) => [
-        i18nMiddleware<FlowContext>(deps, memoFor(userMemos, conversation)),
+      // (API calls inside a conversation skip bot.api's transformers). Every replayed context of one update reads
+      // the user record from the update's read cache (store/update-reads.ts), not from Redis.
+      plugins: () => [
+        i18nMiddleware<FlowContext>(deps),
         async (ctx, next) => {
           installTransformers(ctx.api, inConversation);
           await next();

@@ -1,5 +1,6 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { Redis } from "ioredis";
+import type { UpdateReads } from "./update-reads.ts";
 
 /**
  * A grammY storage adapter (read/write/delete) that keeps JSON deflated in Redis. Conversation state is a replay
@@ -12,10 +13,13 @@ export class CompressedRedisStorage<T> {
   constructor(
     private readonly redis: Redis,
     private readonly ttlSeconds?: number,
+    /** The state the update's first round trip already read (store/update-reads.ts). */
+    private readonly reads?: UpdateReads,
   ) {}
 
   async read(key: string): Promise<T | undefined> {
-    const raw = await this.redis.getBuffer(key);
+    const seeded = this.reads?.takeSeeded<Buffer>(key);
+    const raw = seeded === undefined ? await this.redis.getBuffer(key) : seeded;
     if (!raw || raw.length === 0) return undefined;
     if (raw[0] !== MARKER) throw new Error(`${key} does not hold deflated JSON`);
     return JSON.parse(inflateRawSync(raw.subarray(1)).toString("utf8")) as T;

@@ -1,4 +1,3 @@
-import { RedisAdapter } from "@grammyjs/storage-redis";
 import type { Redis } from "ioredis";
 import { AlertRepository } from "./alerts.ts";
 import { ApprovalRepository } from "./approvals.ts";
@@ -9,7 +8,6 @@ import { CacheRepository } from "./caches.ts";
 import { CompressedRedisStorage } from "./compressed-storage.ts";
 import { DeliveryClaims } from "./delivery-claims.ts";
 import { OnceRepository } from "./idempotency.ts";
-import { type IncomingLimit, IncomingLimiter } from "./incoming-limit.ts";
 import { MerchantRepository } from "./merchants.ts";
 import { OrderReferences } from "./order-references.ts";
 import { OrderRepository } from "./orders.ts";
@@ -21,8 +19,10 @@ import { ReconcileAttempts } from "./reconcile-attempts.ts";
 import { RefundRepository } from "./refunds.ts";
 import { RepeatRepository } from "./repeats.ts";
 import { RequestRepository } from "./requests.ts";
+import { SessionStorage } from "./session-storage.ts";
 import { SettingsRepository } from "./settings.ts";
 import { StatsRepository } from "./stats.ts";
+import { UpdateReads } from "./update-reads.ts";
 import { UpdateRepository } from "./updates.ts";
 import { UserRepository } from "./users.ts";
 import { EventDeduper } from "./webhook-dedupe.ts";
@@ -37,7 +37,6 @@ export * from "./caches.ts";
 export * from "./claims.ts";
 export * from "./delivery-claims.ts";
 export * from "./idempotency.ts";
-export * from "./incoming-limit.ts";
 export * from "./keys.ts";
 export * from "./locks.ts";
 export * from "./merchants.ts";
@@ -54,8 +53,10 @@ export * from "./refunds.ts";
 export * from "./repeats.ts";
 export * from "./requests.ts";
 export * from "./script.ts";
+export * from "./session-storage.ts";
 export * from "./settings.ts";
 export * from "./stats.ts";
+export * from "./update-reads.ts";
 export * from "./updates.ts";
 export * from "./users.ts";
 export * from "./webhook-dedupe.ts";
@@ -83,10 +84,10 @@ export interface Store {
   updates: UpdateRepository;
   /** Money actions run at most once (runOnce). */
   once: OnceRepository;
-  /** Per-user flood control of incoming updates. */
-  incomingLimiter(limit: IncomingLimit): IncomingLimiter;
+  /** What every update reads first (flood control, user, session, conversation), and the update's read cache. */
+  updateReads: UpdateReads;
   /** grammY session storage (small UI state per chat). */
-  sessionStorage<T>(ttlSeconds: number): RedisAdapter<T>;
+  sessionStorage<T>(ttlSeconds: number): SessionStorage<T>;
   /** Conversation (flow) state, deflated. */
   conversationStorage<T>(ttlSeconds: number): CompressedRedisStorage<T>;
   /** The events pipeline: the notification outbox per order. */
@@ -104,7 +105,8 @@ export interface Store {
 }
 
 export function createStore(redis: Redis): Store {
-  const users = new UserRepository(redis);
+  const updateReads = new UpdateReads(redis);
+  const users = new UserRepository(redis, updateReads);
   const orders = new OrderRepository(redis);
   const outbox = new Outbox(redis);
   return {
@@ -118,7 +120,7 @@ export function createStore(redis: Redis): Store {
     refunds: new RefundRepository(redis),
     requests: new RequestRepository(redis),
     repeats: new RepeatRepository(redis),
-    settings: new SettingsRepository(redis),
+    settings: new SettingsRepository(redis, updateReads),
     rateAlerts: new RateAlertRepository(redis),
     stats: new StatsRepository(redis, orders),
     caches: new CacheRepository(redis),
@@ -127,9 +129,9 @@ export function createStore(redis: Redis): Store {
     broadcasts: new BroadcastRepository(redis),
     updates: new UpdateRepository(redis),
     once: new OnceRepository(redis),
-    incomingLimiter: (limit) => new IncomingLimiter(redis, limit),
-    sessionStorage: (ttlSeconds) => new RedisAdapter({ instance: redis, ttl: ttlSeconds }),
-    conversationStorage: (ttlSeconds) => new CompressedRedisStorage(redis, ttlSeconds),
+    updateReads,
+    sessionStorage: (ttlSeconds) => new SessionStorage(redis, ttlSeconds, updateReads),
+    conversationStorage: (ttlSeconds) => new CompressedRedisStorage(redis, ttlSeconds, updateReads),
     outbox,
     webhookDedupe: new EventDeduper(redis),
     deliveryClaims: new DeliveryClaims(redis, outbox, orders, users),

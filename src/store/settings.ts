@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { readJson } from "./json.ts";
+import type { UpdateReads } from "./update-reads.ts";
 
 /** What can be paused on its own: a payout country, or buying bitcoin. */
 export const PAUSE_SCOPES = ["NG", "KE", "ZA", "GH", "BUY"] as const;
@@ -38,18 +39,32 @@ const settingsKeys = {
 } as const;
 
 export class SettingsRepository {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    /** Within one update a setting is read once (store/update-reads.ts). */
+    private readonly reads?: UpdateReads,
+  ) {}
+
+  private read<T>(key: string, load: () => Promise<T>): Promise<T> {
+    return this.reads ? this.reads.read(key, load) : load();
+  }
 
   async maintenance(): Promise<MaintenanceState> {
-    return (await readJson(this.redis, settingsKeys.maintenance(), maintenanceSchema)) ?? { paused: false };
+    const key = settingsKeys.maintenance();
+    return this.read(
+      key,
+      async () => (await readJson(this.redis, key, maintenanceSchema)) ?? { paused: false },
+    );
   }
 
   async setMaintenance(state: MaintenanceState): Promise<void> {
     await this.redis.set(settingsKeys.maintenance(), JSON.stringify(state));
+    this.reads?.wrote(settingsKeys.maintenance(), state);
   }
 
   async dailyLimits(): Promise<DailyLimits> {
-    return (await readJson(this.redis, settingsKeys.dailyLimits(), dailyLimitsSchema)) ?? {};
+    const key = settingsKeys.dailyLimits();
+    return this.read(key, async () => (await readJson(this.redis, key, dailyLimitsSchema)) ?? {});
   }
 
   /** Set (or, with undefined, remove) one corridor's limit; the others are kept. */
@@ -58,6 +73,7 @@ export class SettingsRepository {
     if (amountMinor === undefined) delete limits[corridor];
     else limits[corridor] = amountMinor;
     await this.redis.set(settingsKeys.dailyLimits(), JSON.stringify(limits));
+    this.reads?.wrote(settingsKeys.dailyLimits(), limits);
     return limits;
   }
 }

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import { parseJson, readJson } from "./json.ts";
 import { keys } from "./keys.ts";
+import type { UpdateReads } from "./update-reads.ts";
 
 const userRecordSchema = z.object({
   id: z.number().int(),
@@ -31,10 +32,16 @@ export function parseUserRecord(raw: string | null): UserRecord | undefined {
 }
 
 export class UserRepository {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    /** Within one update a user is read once (store/update-reads.ts). */
+    private readonly reads?: UpdateReads,
+  ) {}
 
   async get(userId: number): Promise<UserRecord | undefined> {
-    return readJson(this.redis, keys.user(userId), userRecordSchema);
+    const key = keys.user(userId);
+    const load = () => readJson(this.redis, key, userRecordSchema);
+    return this.reads ? this.reads.read(key, load) : load();
   }
 
   /** Create or refresh the record from an incoming update; returns the stored record. */
@@ -59,6 +66,7 @@ export class UserRepository {
     if (record.username)
       pipeline.hset(keys.usersByUsername(), record.username.toLowerCase(), String(input.id));
     await pipeline.exec();
+    this.reads?.wrote(keys.user(input.id), record);
     return record;
   }
 
@@ -67,6 +75,7 @@ export class UserRepository {
     if (!existing) return undefined;
     const record = { ...existing, ...patch };
     await this.redis.set(keys.user(userId), JSON.stringify(record));
+    this.reads?.wrote(keys.user(userId), record);
     return record;
   }
 

@@ -8,23 +8,11 @@ import type { UserRecord } from "#src/store/users.js";
  * it) → the payout account's language setting → English. Installed on the outer bot and again inside
  * conversations (conversation contexts are rebuilt on replay and lack outer properties).
  */
-export function i18nMiddleware<C extends Context & I18nFlavor & DepsFlavor>(
-  deps: BotDeps,
-  /** Users already read while handling this update (a conversation replays many contexts per update). */
-  memo: Map<number, Promise<UserRecord | undefined>> = new Map(),
-): MiddlewareFn<C> {
+export function i18nMiddleware<C extends Context & I18nFlavor & DepsFlavor>(deps: BotDeps): MiddlewareFn<C> {
   return async (ctx, next) => {
     ctx.deps = deps;
     const userId = ctx.from?.id;
-    let user: UserRecord | undefined;
-    if (userId !== undefined) {
-      let pending = memo.get(userId);
-      if (!pending) {
-        pending = deps.store.users.get(userId);
-        memo.set(userId, pending);
-      }
-      user = await pending;
-    }
+    const user = userId === undefined ? undefined : await deps.store.users.get(userId);
     applyLanguage(ctx, deps, user);
     await next();
   };

@@ -1,0 +1,121 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Redis } from "ioredis";
+import { keys } from "./keys.ts";
+import { LuaScript } from "./script.ts";
+import { parseUserRecord, type UserRecord } from "./users.ts";
+
+/** At most `updates` incoming updates per user per window of `windowMs`, across every process of the bot. */
+export interface IncomingLimit {
+  updates: number;
+  windowMs: number;
+}
+
+/** allow: handle it. notify: the first update over the limit in this window (say so once). drop: ignore it. */
+export type IncomingVerdict = "allow" | "notify" | "drop";
+
+/**
+ * The flood-control count of one update and the text its handling reads first. The window is fixed per user and
+ * opens at the user's first update: INCR, and its TTL set on the first hit. Exactly one update per window sees
+ * count = limit + 1, so exactly one notice is sent however hard the flood. A limit of 0 skips the count (ops are
+ * not limited). The user and the session are read whatever the verdict.
+ *
+ * KEYS: limit window, user, session. ARGV: window ms, limit (0: not limited).
+ * {verdict (0 allow, 1 notify, 2 drop), user, session}; an absent value comes back as nil (false on local mode's
+ * stand-in).
+ */
+const BEGIN = new LuaScript(`
+local verdict = 0
+local limit = tonumber(ARGV[2])
+if limit > 0 then
+  local count = redis.call('INCR', KEYS[1])
+  if count == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+  if count == limit + 1 then verdict = 1 elseif count > limit + 1 then verdict = 2 end
+end
+return {verdict, redis.call('GET', KEYS[2]), redis.call('GET', KEYS[3])}`);
+
+const VERDICTS: readonly IncomingVerdict[] = ["allow", "notify", "drop"];
+
+/** The keys of one update's reads (the session and conversation keys are the bot's: its chat key). */
+export interface UpdateReadKeys {
+  userId: number;
+  sessionKey: string;
+  conversationKey: string;
+}
+
+/**
+ * A per-update read cache. While one update is handled, a record read once (by key) is reused for the rest of that
+ * update — the conversation plugin replays a flow's earlier steps, and several steps look the same user or setting up
+ * — and a write through the repository that owns the key replaces it, so the update reads its own writes. It is
+ * seeded by `begin`, which reads what every update needs in one round trip. Outside an update (the events pipeline,
+ * scheduled jobs) nothing is cached: every read goes to Redis.
+ *
+ * Within one update the values are as fresh as at the update's first read. Nothing that must see another process's
+ * newest write reads through here: money state (orders, idempotency records, locks) is read by its own scripts.
+ */
+export class UpdateReads {
+  private readonly scope = new AsyncLocalStorage<Map<string, unknown>>();
+
+  constructor(private readonly redis: Redis) {}
+
+  /**
+   * Count the update against its sender's limit (when `limit` is given) and read the user, session and conversation;
+   * `run` then handles the update with those cached. One round trip: the script and the read of the (binary,
+   * deflated) conversation state leave together, as Lua would hand the bytes back as text on local mode's stand-in.
+   */
+  async begin(
+    read: UpdateReadKeys,
+    limit?: IncomingLimit,
+  ): Promise<{ verdict: IncomingVerdict; run<T>(handle: () => Promise<T>): Promise<T> }> {
+    const [answer, conversation] = await Promise.all([
+      BEGIN.run(
+        this.redis,
+        [keys.incomingLimit(read.userId), keys.user(read.userId), read.sessionKey],
+        [limit?.windowMs ?? 0, limit?.updates ?? 0],
+      ) as Promise<[number, string | null | false, string | null | false]>,
+      this.redis.getBuffer(read.conversationKey),
+    ]);
+    const [verdict, user, session] = answer;
+    const seed = new Map<string, unknown>([
+      [keys.user(read.userId), parseUserRecord(user || null) satisfies UserRecord | undefined],
+      [read.sessionKey, session || null],
+      [read.conversationKey, conversation],
+    ]);
+    return {
+      verdict: VERDICTS[verdict] ?? "drop",
+      run: (handle) => this.scope.run(seed, handle),
+    };
+  }
+
+  /**
+   * The value under `key` as this update last read or wrote it, else `load()` (remembered for the rest of the update).
+   * Values are kept as `load` returns them: callers must not mutate what they get.
+   */
+  async read<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const cached = this.scope.getStore();
+    if (!cached) return load();
+    if (cached.has(key)) return cached.get(key) as T;
+    const value = await load();
+    cached.set(key, value);
+    return value;
+  }
+
+  /**
+   * The session or conversation state `begin` read, as stored (null: absent), taken once: the plugins that read
+   * these keep the value themselves and write it back. undefined: not read by `begin` (read Redis).
+   */
+  takeSeeded<T extends string | Buffer>(key: string): T | null | undefined {
+    const cached = this.scope.getStore();
+    if (!cached?.has(key)) return undefined;
+    const value = cached.get(key) as T | null;
+    cached.delete(key);
+    return value;
+  }
+
+  /** After a write of `key`: this update reads `value` from now on (`undefined`: reads Redis again). */
+  wrote(key: string, value?: unknown): void {
+    const cached = this.scope.getStore();
+    if (!cached) return;
+    if (value === undefined) cached.delete(key);
+    else cached.set(key, value);
+  }
+}

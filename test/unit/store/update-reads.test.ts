@@ -1,0 +1,146 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createStore, keys, type Store } from "#src/store/index.js";
+import { BOTH_STORES } from "../../support/store-fixtures.ts";
+
+/**
+ * The commands this client sends from now on (names), to count round trips; undefined on the in-memory stand-in,
+ * which sends nothing anywhere (it runs the same scripts, so it is checked for what they answer).
+ */
+function countCommands(redis: Redis): string[] | undefined {
+  if (typeof redis.sendCommand !== "function") return undefined;
+  const sent: string[] = [];
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((command: { name: string }, stream?: unknown) => {
+    sent.push(command.name);
+    return send(command as never, stream as never);
+  }) as typeof redis.sendCommand;
+  return sent;
+}
+
+const state = (userId: number) => ({ userId, sessionKey: String(userId), conversationKey: `conv:${userId}` });
+
+describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
+  let redis: Redis;
+  let store: Store;
+  let sent: string[] | undefined;
+  const expectSent = (names: string[]) => {
+    if (sent) expect(sent).toEqual(names);
+  };
+  const resetSent = () => {
+    if (sent) sent.length = 0;
+  };
+  beforeAll(async () => {
+    redis = await connect();
+    store = createStore(redis);
+    sent = countCommands(redis);
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it("allows the limit, notifies once, drops the rest, and opens a new window when the old one ends", async () => {
+    const limit = { updates: 3, windowMs: 300 };
+    const verdicts = [];
+    for (let index = 0; index < 8; index += 1)
+      verdicts.push((await store.updateReads.begin(state(501), limit)).verdict);
+    expect(verdicts).toEqual(["allow", "allow", "allow", "notify", "drop", "drop", "drop", "drop"]);
+    const ttl = await redis.pttl(keys.incomingLimit(501));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(300);
+
+    await expect.poll(() => redis.exists(keys.incomingLimit(501)), { timeout: 5_000 }).toBe(0);
+    expect((await store.updateReads.begin(state(501), limit)).verdict).toBe("allow");
+  });
+
+  it("counts each user apart, concurrent hits still give exactly one notice, and no limit counts nothing", async () => {
+    const limit = { updates: 5, windowMs: 10_000 };
+    const verdicts = await Promise.all(
+      Array.from({ length: 40 }, async () => (await store.updateReads.begin(state(601), limit)).verdict),
+    );
+    expect(verdicts.filter((verdict) => verdict === "allow")).toHaveLength(5);
+    expect(verdicts.filter((verdict) => verdict === "notify")).toHaveLength(1);
+    expect((await store.updateReads.begin(state(602), limit)).verdict).toBe("allow");
+
+    for (let index = 0; index < 10; index += 1)
+      expect((await store.updateReads.begin(state(603))).verdict).toBe("allow");
+    expect(await redis.exists(keys.incomingLimit(603))).toBe(0);
+  });
+
+  it("reads the user, session and conversation at once; the update reads none of them again", async () => {
+    await store.users.touch({ id: 701, firstName: "Ada", telegramLanguage: "yo" });
+    const sessions = store.sessionStorage<{ screen: string }>(60);
+    const conversations = store.conversationStorage<{ steps: number[] }>(60);
+    await sessions.write("701", { screen: "menu" });
+    await conversations.write("conv:701", { steps: [1, 2, 3] });
+
+    resetSent();
+    const { verdict, run } = await store.updateReads.begin(state(701), { updates: 20, windowMs: 10_000 });
+    expect(verdict).toBe("allow");
+    const seen = await run(async () => ({
+      user: await store.users.get(701),
+      session: await sessions.read("701"),
+      conversation: await conversations.read("conv:701"),
+      again: await store.users.get(701),
+    }));
+    expectSent(["evalsha", "get"]);
+    expect(seen.user).toMatchObject({ id: 701, firstName: "Ada", telegramLanguage: "yo" });
+    expect(seen.again).toBe(seen.user);
+    expect(seen.session).toEqual({ screen: "menu" });
+    expect(seen.conversation).toEqual({ steps: [1, 2, 3] });
+  });
+
+  it("knows what is absent without asking again", async () => {
+    resetSent();
+    const { run } = await store.updateReads.begin(state(702));
+    const seen = await run(async () => ({
+      user: await store.users.get(702),
+      session: await store.sessionStorage(60).read("702"),
+      conversation: await store.conversationStorage(60).read("conv:702"),
+    }));
+    expectSent(["evalsha", "get"]);
+    expect(seen).toEqual({ user: undefined, session: undefined, conversation: undefined });
+  });
+
+  it("reads its own writes within the update; outside an update every read goes to Redis", async () => {
+    await store.users.touch({ id: 703, firstName: "Bola" });
+    const { run } = await store.updateReads.begin(state(703));
+    await run(async () => {
+      expect((await store.users.get(703))?.language).toBeUndefined();
+      await store.users.update(703, { language: "ha" });
+      expect((await store.users.get(703))?.language).toBe("ha");
+
+      expect((await store.settings.maintenance()).paused).toBe(false);
+      await store.settings.setMaintenance({ paused: true, message: "upgrade" });
+      resetSent();
+      expect(await store.settings.maintenance()).toEqual({ paused: true, message: "upgrade" });
+      expectSent([]);
+    });
+
+    resetSent();
+    await store.users.get(703);
+    await store.users.get(703);
+    await store.settings.maintenance();
+    expectSent(["get", "get", "get"]);
+    await store.settings.setMaintenance({ paused: false });
+  });
+
+  it("keeps each update's reads to itself", async () => {
+    await store.users.touch({ id: 704, firstName: "Chidi" });
+    await store.users.touch({ id: 705, firstName: "Dayo" });
+    const first = await store.updateReads.begin(state(704));
+    const second = await store.updateReads.begin(state(705));
+    const [a, b] = await Promise.all([
+      first.run(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await store.users.update(704, { language: "ig" });
+        return [await store.users.get(704), await store.users.get(705)];
+      }),
+      second.run(async () => [await store.users.get(704), await store.users.get(705)]),
+    ]);
+    expect(a.map((user) => user?.firstName)).toEqual(["Chidi", "Dayo"]);
+    expect(a[0]?.language).toBe("ig");
+    expect(b[0]?.language).toBeUndefined();
+    expect(b[1]?.firstName).toBe("Dayo");
+  });
+});
