@@ -38,26 +38,59 @@ return 1
 `);
 
 /**
- * KEYS: lease, chat list, ready set, fence counter, tries hash. ARGV: owner, lease ms, liveness key prefix, chat.
- * {token, entry, attempt} when granted; {0} when a live owner holds it; {-1} when the chat has nothing queued.
+ * The lease grant, as a Lua function over named key and argument references (the plain acquire and the
+ * record-and-acquire scripts number them differently). {token, entry, attempt} when granted; {0} when a live owner
+ * holds it (this process included); {-1} when the chat has nothing queued.
  */
-const ACQUIRE = new LuaScript(`
-local current = redis.call('GET', KEYS[1])
-if current then
-  local owner = string.match(current, '^(.*)|')
-  if owner == ARGV[1] or redis.call('EXISTS', ARGV[3] .. owner) == 1 then return {0} end
-end
-local head = redis.call('LINDEX', KEYS[2], 0)
-if not head then
-  if current then redis.call('DEL', KEYS[1]) end
-  redis.call('SREM', KEYS[3], ARGV[4])
-  return {-1}
-end
-local token = redis.call('INCR', KEYS[4])
-redis.call('SET', KEYS[1], ARGV[1] .. '|' .. string.format('%d', token), 'PX', ARGV[2])
-local attempt = redis.call('HINCRBY', KEYS[5], string.match(head, '^(%d+)'), 1)
-return {token, head, attempt}
-`);
+function acquireFunction(k: { lease: string; queue: string; ready: string; fence: string; tries: string }, a: {
+  owner: string;
+  leaseMs: string;
+  alivePrefix: string;
+  chat: string;
+}): string {
+  return `
+local function acquire()
+  local current = redis.call('GET', ${k.lease})
+  if current then
+    local owner = string.match(current, '^(.*)|')
+    if owner == ${a.owner} or redis.call('EXISTS', ${a.alivePrefix} .. owner) == 1 then return {0} end
+  end
+  local head = redis.call('LINDEX', ${k.queue}, 0)
+  if not head then
+    if current then redis.call('DEL', ${k.lease}) end
+    redis.call('SREM', ${k.ready}, ${a.chat})
+    return {-1}
+  end
+  local token = redis.call('INCR', ${k.fence})
+  redis.call('SET', ${k.lease}, ${a.owner} .. '|' .. string.format('%d', token), 'PX', ${a.leaseMs})
+  local attempt = redis.call('HINCRBY', ${k.tries}, string.match(head, '^(%d+)'), 1)
+  return {token, head, attempt}
+end`;
+}
+
+/** KEYS: lease, chat list, ready set, fence counter, tries hash. ARGV: owner, lease ms, liveness key prefix, chat. */
+const ACQUIRE = new LuaScript(`${acquireFunction(
+  { lease: "KEYS[1]", queue: "KEYS[2]", ready: "KEYS[3]", fence: "KEYS[4]", tries: "KEYS[5]" },
+  { owner: "ARGV[1]", leaseMs: "ARGV[2]", alivePrefix: "ARGV[3]", chat: "ARGV[4]" },
+)}
+return acquire()`);
+
+/**
+ * RECORD, then ACQUIRE for the chat (a process that will handle the chat at once saves a round trip).
+ * KEYS: seen marker, chat list, ready set, lease, fence counter, tries hash.
+ * ARGV: entry, chat, seen TTL (s), owner, lease ms, liveness key prefix.
+ * {0} already seen (no lease taken); {1, 0} recorded, the lease held by a live owner; {1, token, entry, attempt}
+ * recorded and granted.
+ */
+const RECORD_AND_ACQUIRE = new LuaScript(`${acquireFunction(
+  { lease: "KEYS[4]", queue: "KEYS[2]", ready: "KEYS[3]", fence: "KEYS[5]", tries: "KEYS[6]" },
+  { owner: "ARGV[4]", leaseMs: "ARGV[5]", alivePrefix: "ARGV[6]", chat: "ARGV[2]" },
+)}
+if not redis.call('SET', KEYS[1], '1', 'EX', ARGV[3], 'NX') then return {0} end
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[2])
+local granted = acquire()
+return {1, granted[1], granted[2], granted[3]}`);
 
 /**
  * KEYS: lease, chat list, ready set, tries hash, recorded-calls hash. ARGV: owner|token, update id, chat, lease ms.
@@ -129,6 +162,35 @@ export class UpdateRepository {
       [inboxEntry(updateId, json), chat, SEEN_TTL_SECONDS],
     );
     return recorded === 1;
+  }
+
+  /**
+   * `record`, then `acquire` for `owner` in the same round trip: `claim` is the chat's head update (this one, or one
+   * queued before it) when the lease was free; none when the update was already recorded or a live process (this
+   * one included) holds the lease.
+   */
+  async recordAndAcquire(
+    chat: string,
+    updateId: number,
+    json: string,
+    owner: string,
+  ): Promise<{ fresh: boolean; claim?: Claim }> {
+    const answer = (await RECORD_AND_ACQUIRE.run(
+      this.redis,
+      [
+        keys.updateSeen(updateId),
+        keys.updateQueue(chat),
+        keys.updatesReady(),
+        keys.updateLease(chat),
+        keys.updateFence(),
+        keys.updateTries(),
+      ],
+      [inboxEntry(updateId, json), chat, SEEN_TTL_SECONDS, owner, this.leaseMs, this.alivePrefix],
+    )) as [number, number?, string?, number?];
+    const [recorded, token, entry, attempt] = answer;
+    if (recorded !== 1) return { fresh: false };
+    if (!token || token <= 0 || entry === undefined) return { fresh: true };
+    return { fresh: true, claim: { chat, token: Number(token), ...parseEntry(entry), attempt: Number(attempt) } };
   }
 
   /** Take the chat's lease and its head update; undefined when another live process holds it or nothing waits. */

@@ -112,20 +112,32 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
       if (active.size >= concurrency || stopping) return;
       waiting.delete(chat);
       if (active.has(chat)) continue;
-      const drained = drain(chat).finally(() => {
-        active.delete(chat);
-        if (again.delete(chat)) waiting.add(chat);
-        pump();
-      });
-      active.set(chat, drained);
+      launch(chat, () => repo.acquire(chat, owner));
     }
   }
 
-  /** Hold the chat's lease and handle its updates until it is drained, a handler fails or we stop. */
-  async function drain(chat: string): Promise<void> {
+  /** A chat this process can start on right now (a free slot, nothing of the chat's in hand). */
+  function canStart(chat: string): boolean {
+    return running && !stopping && !active.has(chat) && active.size < concurrency;
+  }
+
+  function launch(chat: string, lease: () => Promise<Claim | undefined>): void {
+    const drained = drain(chat, lease).finally(() => {
+      active.delete(chat);
+      if (again.delete(chat)) waiting.add(chat);
+      pump();
+    });
+    active.set(chat, drained);
+  }
+
+  /**
+   * Take the chat's lease (`lease`) and handle its updates until it is drained, a handler fails or we stop.
+   * `lease` rejecting is the caller's to report (the chat is left to the sweep).
+   */
+  async function drain(chat: string, lease: () => Promise<Claim | undefined>): Promise<void> {
     let claim: Claim | undefined;
     try {
-      claim = await repo.acquire(chat, owner);
+      claim = await lease();
       while (claim) {
         if (stopping) {
           await repo.release(claim, owner);
@@ -214,9 +226,19 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
         updates.map(async (update) => {
           const chat = chatOfUpdate(update);
           const json = JSON.stringify(update);
+          if (useLease && canStart(chat)) {
+            // This process would take the chat at once: record and take the lease in one round trip, and start on
+            // the claim. `record` still resolves only once the update is recorded (and rejects if it was not).
+            // A failure reaches the caller through `record`; the drain just ends.
+            const recording = repo.recordAndAcquire(chat, update.update_id, json, owner);
+            launch(chat, async () => (await recording.catch(() => undefined))?.claim);
+            await recording;
+            return { chat, update, json, fresh: false };
+          }
           return { chat, update, json, fresh: await repo.record(chat, update.update_id, json) };
         }),
       );
+      // Chats started above are in hand already: only the others are woken.
       for (const { chat, update, json, fresh } of recorded) {
         if (!fresh) continue;
         if (useLease) wake(chat);

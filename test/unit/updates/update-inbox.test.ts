@@ -95,6 +95,32 @@ describe.each([
     expect(await repo.queued("7")).toBe(0);
   });
 
+  it("records and takes the lease in one step: the chat's head update when free, nothing when held or seen", async () => {
+    await beat(redis, "A", 5_000);
+    await beat(redis, "B", 5_000);
+    // Free: the update is recorded and handed out at once.
+    const first = await repo.recordAndAcquire("7", 20, '{"n":20}', "A");
+    expect(first).toMatchObject({ fresh: true, claim: { chat: "7", updateId: 20, json: '{"n":20}', attempt: 1 } });
+    // Held by a live owner (another process, or this one): recorded and queued behind, no claim.
+    expect(await repo.recordAndAcquire("7", 21, '{"n":21}', "B")).toEqual({ fresh: true });
+    expect(await repo.recordAndAcquire("7", 22, '{"n":22}', "A")).toEqual({ fresh: true });
+    // Seen before: nothing recorded, nothing taken.
+    expect(await repo.recordAndAcquire("7", 21, '{"n":21}', "B")).toEqual({ fresh: false });
+    expect(await repo.queued("7")).toBe(3);
+
+    // The holder goes on through the queue in order under the same lease.
+    const next = await repo.ack(first.claim!, "A");
+    expect(next).toMatchObject({ updateId: 21, token: first.claim!.token });
+    expect(await repo.ack(next!, "A")).toMatchObject({ updateId: 22 });
+
+    // A chat whose earlier update is still queued (its process died): the claim is that older head, retried.
+    await repo.record("8", 30, '{"n":30}');
+    await repo.acquire("8", "gone");
+    await redis.del(keys.process("gone"));
+    const taken = await repo.recordAndAcquire("8", 31, '{"n":31}', "B");
+    expect(taken).toMatchObject({ fresh: true, claim: { updateId: 30, attempt: 2 } });
+  });
+
   it("keeps recorded Telegram answers until the update is acknowledged", async () => {
     await repo.record("7", 5, "{}");
     await beat(redis, "A", 5_000);
@@ -223,6 +249,35 @@ describe("the update inbox", () => {
     await call("sendMessage");
     expect(sent).toHaveLength(5);
     expect((await repo.recordedCalls(77)).size).toBe(3);
+  });
+
+  it("numbers a callback query's answer but does not record it: Telegram refuses a second answer itself", async () => {
+    await redis.flushdb();
+    const repo = new UpdateRepository(redis, 60_000);
+    const sent: string[] = [];
+    const answered = new Set<string>();
+    const recorder = createCallRecorder(repo, logger, async (url) => {
+      const method = url.slice(url.lastIndexOf("/") + 1);
+      sent.push(method);
+      if (method === "answerCallbackQuery" && answered.has(method))
+        return {
+          status: 400,
+          json: async () => ({ ok: false, error_code: 400, description: "Bad Request: query is too old" }),
+        };
+      answered.add(method);
+      return { status: 200, json: async () => ({ ok: true, result: { method, n: sent.length } }) };
+    });
+    const press = (attempt: number) =>
+      recorder.run(90, attempt, async () => [
+        await (await recorder.fetch("http://telegram/bot1:x/answerCallbackQuery")).json(),
+        await (await recorder.fetch("http://telegram/bot1:x/editMessageText")).json(),
+      ]);
+    const first = await press(1);
+    expect([...(await repo.recordedCalls(90)).keys()]).toEqual([2]);
+    // Handled again: the answer goes out and is refused as done; the edit is the recorded one, not sent again.
+    const again = await press(2);
+    expect(sent).toEqual(["answerCallbackQuery", "editMessageText", "answerCallbackQuery"]);
+    expect(again).toEqual([{ ok: true, result: true }, first[1]]);
   });
 
   it("answers an expired callback query's toast as done, so a late re-handled press still does its step", async () => {
