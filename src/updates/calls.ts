@@ -15,9 +15,16 @@ import type { UpdateRepository } from "#src/store/index.js";
  * the network, so a replay lines up with the first run. A recorded answer whose method differs from the call
  * being made means the handler took another path this time: from there on every call goes to Telegram.
  *
+ * Calls whose repetition Telegram itself refuses are numbered but not recorded (a round trip saved per button
+ * press): a callback query can be answered once, so answering it again on a re-handled update is refused as "query
+ * is too old", which reads as done (below), and the user sees the toast once.
+ *
  * What can still repeat: a call in flight at the moment of the crash (sent, answer not yet recorded), and calls
  * made outside update handling (events notifier, alerts, broadcasts), which have their own guarantees.
  */
+
+/** Methods Telegram answers at most once per target: made again, they have no second effect. */
+const ONCE_BY_TELEGRAM = new Set(["answerCallbackQuery"]);
 
 interface Scope {
   updateId: number;
@@ -118,7 +125,7 @@ export function createCallRecorder(
       status = 200;
       text = '{"ok":true,"result":true}';
     }
-    if (scope.open) {
+    if (scope.open && !ONCE_BY_TELEGRAM.has(method)) {
       await repo.recordCall(
         scope.updateId,
         seq,
