@@ -131,8 +131,9 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
   }
 
   /**
-   * Take the chat's lease (`lease`) and handle its updates until it is drained, a handler fails or we stop.
-   * `lease` rejecting is the caller's to report (the chat is left to the sweep).
+   * Take the chat's lease (`lease`) and handle its updates until it is drained, a handler fails or we stop. A
+   * failure is logged and the chat left to the sweep (record-and-lease reports its own failure to `record`'s caller
+   * instead, and hands the drain no claim).
    */
   async function drain(chat: string, lease: () => Promise<Claim | undefined>): Promise<void> {
     let claim: Claim | undefined;
