@@ -42,12 +42,15 @@ return 1
  * record-and-acquire scripts number them differently). {token, entry, attempt} when granted; {0} when a live owner
  * holds it (this process included); {-1} when the chat has nothing queued.
  */
-function acquireFunction(k: { lease: string; queue: string; ready: string; fence: string; tries: string }, a: {
-  owner: string;
-  leaseMs: string;
-  alivePrefix: string;
-  chat: string;
-}): string {
+function acquireFunction(
+  k: { lease: string; queue: string; ready: string; fence: string; tries: string },
+  a: {
+    owner: string;
+    leaseMs: string;
+    alivePrefix: string;
+    chat: string;
+  },
+): string {
   return `
 local function acquire()
   local current = redis.call('GET', ${k.lease})
@@ -190,7 +193,10 @@ export class UpdateRepository {
     const [recorded, token, entry, attempt] = answer;
     if (recorded !== 1) return { fresh: false };
     if (!token || token <= 0 || entry === undefined) return { fresh: true };
-    return { fresh: true, claim: { chat, token: Number(token), ...parseEntry(entry), attempt: Number(attempt) } };
+    return {
+      fresh: true,
+      claim: { chat, token: Number(token), ...parseEntry(entry), attempt: Number(attempt) },
+    };
   }
 
   /** Take the chat's lease and its head update; undefined when another live process holds it or nothing waits. */

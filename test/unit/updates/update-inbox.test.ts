@@ -100,7 +100,10 @@ describe.each([
     await beat(redis, "B", 5_000);
     // Free: the update is recorded and handed out at once.
     const first = await repo.recordAndAcquire("7", 20, '{"n":20}', "A");
-    expect(first).toMatchObject({ fresh: true, claim: { chat: "7", updateId: 20, json: '{"n":20}', attempt: 1 } });
+    expect(first).toMatchObject({
+      fresh: true,
+      claim: { chat: "7", updateId: 20, json: '{"n":20}', attempt: 1 },
+    });
     // Held by a live owner (another process, or this one): recorded and queued behind, no claim.
     expect(await repo.recordAndAcquire("7", 21, '{"n":21}', "B")).toEqual({ fresh: true });
     expect(await repo.recordAndAcquire("7", 22, '{"n":22}', "A")).toEqual({ fresh: true });
