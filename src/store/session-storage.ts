@@ -13,13 +13,13 @@ export class SessionStorage<T> implements StorageAdapter<T> {
   constructor(
     redis: Redis,
     ttlSeconds: number,
-    private readonly reads?: UpdateReads,
+    private readonly reads: UpdateReads,
   ) {
     this.adapter = new RedisAdapter<T>({ instance: redis, ttl: ttlSeconds });
   }
 
   async read(key: string): Promise<T | undefined> {
-    const seeded = this.reads?.takeSeeded<string>(key);
+    const seeded = this.reads.takeSeeded<string>(key);
     if (seeded === undefined) return this.adapter.read(key);
     return seeded === null ? undefined : (JSON.parse(seeded) as T);
   }

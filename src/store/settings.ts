@@ -42,16 +42,12 @@ export class SettingsRepository {
   constructor(
     private readonly redis: Redis,
     /** Within one update a setting is read once (store/update-reads.ts). */
-    private readonly reads?: UpdateReads,
+    private readonly reads: UpdateReads,
   ) {}
-
-  private read<T>(key: string, load: () => Promise<T>): Promise<T> {
-    return this.reads ? this.reads.read(key, load) : load();
-  }
 
   async maintenance(): Promise<MaintenanceState> {
     const key = settingsKeys.maintenance();
-    return this.read(
+    return this.reads.read(
       key,
       async () => (await readJson(this.redis, key, maintenanceSchema)) ?? { paused: false },
     );
@@ -59,12 +55,12 @@ export class SettingsRepository {
 
   async setMaintenance(state: MaintenanceState): Promise<void> {
     await this.redis.set(settingsKeys.maintenance(), JSON.stringify(state));
-    this.reads?.wrote(settingsKeys.maintenance(), state);
+    this.reads.wrote(settingsKeys.maintenance(), state);
   }
 
   async dailyLimits(): Promise<DailyLimits> {
     const key = settingsKeys.dailyLimits();
-    return this.read(key, async () => (await readJson(this.redis, key, dailyLimitsSchema)) ?? {});
+    return this.reads.read(key, async () => (await readJson(this.redis, key, dailyLimitsSchema)) ?? {});
   }
 
   /** Set (or, with undefined, remove) one corridor's limit; the others are kept. */
@@ -73,7 +69,7 @@ export class SettingsRepository {
     if (amountMinor === undefined) delete limits[corridor];
     else limits[corridor] = amountMinor;
     await this.redis.set(settingsKeys.dailyLimits(), JSON.stringify(limits));
-    this.reads?.wrote(settingsKeys.dailyLimits(), limits);
+    this.reads.wrote(settingsKeys.dailyLimits(), limits);
     return limits;
   }
 }

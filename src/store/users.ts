@@ -35,13 +35,12 @@ export class UserRepository {
   constructor(
     private readonly redis: Redis,
     /** Within one update a user is read once (store/update-reads.ts). */
-    private readonly reads?: UpdateReads,
+    private readonly reads: UpdateReads,
   ) {}
 
   async get(userId: number): Promise<UserRecord | undefined> {
     const key = keys.user(userId);
-    const load = () => readJson(this.redis, key, userRecordSchema);
-    return this.reads ? this.reads.read(key, load) : load();
+    return this.reads.read(key, () => readJson(this.redis, key, userRecordSchema));
   }
 
   /** Create or refresh the record from an incoming update; returns the stored record. */
@@ -66,7 +65,7 @@ export class UserRepository {
     if (record.username)
       pipeline.hset(keys.usersByUsername(), record.username.toLowerCase(), String(input.id));
     await pipeline.exec();
-    this.reads?.wrote(keys.user(input.id), record);
+    this.reads.wrote(keys.user(input.id), record);
     return record;
   }
 
@@ -75,7 +74,7 @@ export class UserRepository {
     if (!existing) return undefined;
     const record = { ...existing, ...patch };
     await this.redis.set(keys.user(userId), JSON.stringify(record));
-    this.reads?.wrote(keys.user(userId), record);
+    this.reads.wrote(keys.user(userId), record);
     return record;
   }
 
