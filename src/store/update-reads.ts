@@ -52,8 +52,14 @@ export interface UpdateReadKeys {
  * Within one update the values are as fresh as at the update's first read. Nothing that must see another process's
  * newest write reads through here: money state (orders, idempotency records, locks) is read by its own scripts.
  */
+/** One update's cached values; closed once the update is handled. */
+interface ReadScope {
+  values: Map<string, unknown>;
+  open: boolean;
+}
+
 export class UpdateReads {
-  private readonly scope = new AsyncLocalStorage<Map<string, unknown>>();
+  private readonly scope = new AsyncLocalStorage<ReadScope>();
 
   constructor(private readonly redis: Redis) {}
 
@@ -75,15 +81,30 @@ export class UpdateReads {
       this.redis.getBuffer(read.conversationKey),
     ]);
     const [verdict, user, session] = answer;
-    const seed = new Map<string, unknown>([
+    const values = new Map<string, unknown>([
       [keys.user(read.userId), parseUserRecord(user || null) satisfies UserRecord | undefined],
       [read.sessionKey, session || null],
       [read.conversationKey, conversation],
     ]);
     return {
       verdict: VERDICTS[verdict] ?? "drop",
-      run: (handle) => this.scope.run(seed, handle),
+      run: async (handle) => {
+        const scope: ReadScope = { values, open: true };
+        try {
+          return await this.scope.run(scope, handle);
+        } finally {
+          // Work the update started and left running (a timer, a queued job on local mode's in-process queue)
+          // keeps this async context: from here on it reads Redis, not the update's copies.
+          scope.open = false;
+        }
+      },
     };
+  }
+
+  /** This update's values, while it is being handled. */
+  private current(): Map<string, unknown> | undefined {
+    const scope = this.scope.getStore();
+    return scope?.open ? scope.values : undefined;
   }
 
   /**
@@ -91,7 +112,7 @@ export class UpdateReads {
    * Values are kept as `load` returns them: callers must not mutate what they get.
    */
   async read<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const cached = this.scope.getStore();
+    const cached = this.current();
     if (!cached) return load();
     if (cached.has(key)) return cached.get(key) as T;
     const value = await load();
@@ -104,7 +125,7 @@ export class UpdateReads {
    * these keep the value themselves and write it back. undefined: not read by `begin` (read Redis).
    */
   takeSeeded<T extends string | Buffer>(key: string): T | null | undefined {
-    const cached = this.scope.getStore();
+    const cached = this.current();
     if (!cached?.has(key)) return undefined;
     const value = cached.get(key) as T | null;
     cached.delete(key);
@@ -113,7 +134,7 @@ export class UpdateReads {
 
   /** After a write of `key`: this update reads `value` from now on (`undefined`: reads Redis again). */
   wrote(key: string, value?: unknown): void {
-    const cached = this.scope.getStore();
+    const cached = this.current();
     if (!cached) return;
     if (value === undefined) cached.delete(key);
     else cached.set(key, value);

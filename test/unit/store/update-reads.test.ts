@@ -125,6 +125,20 @@ describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
     await store.settings.setMaintenance({ paused: false });
   });
 
+  it("stops serving the update's copies once the update is handled, to work it left running", async () => {
+    await store.users.touch({ id: 706, firstName: "Efe" });
+    const { run } = await store.updateReads.begin(state(706));
+    let later: Promise<string | undefined> | undefined;
+    await run(async () => {
+      expect((await store.users.get(706))?.language).toBeUndefined();
+      later = new Promise((resolve) => {
+        setTimeout(async () => resolve((await store.users.get(706))?.language), 50);
+      });
+    });
+    await redis.set(keys.user(706), JSON.stringify({ ...(await store.users.get(706)), language: "sw" }));
+    expect(await later).toBe("sw");
+  });
+
   it("keeps each update's reads to itself", async () => {
     await store.users.touch({ id: 704, firstName: "Chidi" });
     await store.users.touch({ id: 705, firstName: "Dayo" });
