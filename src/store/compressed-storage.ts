@@ -1,5 +1,6 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { Redis } from "ioredis";
+import type { HeldWrites } from "./held-writes.ts";
 import type { UpdateReads } from "./update-reads.ts";
 
 /**
@@ -15,11 +16,18 @@ export class CompressedRedisStorage<T> {
     private readonly ttlSeconds?: number,
     /** The state the update's first round trip already read (store/update-reads.ts). */
     private readonly reads?: UpdateReads,
+    /** Writes held for the update's acknowledgement (store/held-writes.ts). */
+    private readonly held?: HeldWrites,
   ) {}
 
   async read(key: string): Promise<T | undefined> {
+    const pending = this.held?.pending(key);
     const seeded = this.reads?.takeSeeded<Buffer>(key);
-    const raw = seeded === undefined ? await this.redis.getBuffer(key) : seeded;
+    const raw = pending
+      ? (pending.value as Buffer | null)
+      : seeded === undefined
+        ? await this.redis.getBuffer(key)
+        : seeded;
     if (!raw || raw.length === 0) return undefined;
     if (raw[0] !== MARKER) throw new Error(`${key} does not hold deflated JSON`);
     return JSON.parse(inflateRawSync(raw.subarray(1)).toString("utf8")) as T;
@@ -27,11 +35,13 @@ export class CompressedRedisStorage<T> {
 
   async write(key: string, value: T): Promise<void> {
     const packed = Buffer.concat([Buffer.of(MARKER), deflateRawSync(JSON.stringify(value), { level: 6 })]);
+    if (this.held?.hold({ key, value: packed, ttlSeconds: this.ttlSeconds ?? 0 })) return;
     if (this.ttlSeconds === undefined) await this.redis.set(key, packed);
     else await this.redis.set(key, packed, "EX", this.ttlSeconds);
   }
 
   async delete(key: string): Promise<void> {
+    if (this.held?.hold({ key, value: null, ttlSeconds: 0 })) return;
     await this.redis.del(key);
   }
 }

@@ -7,6 +7,7 @@ import { BuyMarkRepository } from "./buy-marks.ts";
 import { CacheRepository } from "./caches.ts";
 import { CompressedRedisStorage } from "./compressed-storage.ts";
 import { DeliveryClaims } from "./delivery-claims.ts";
+import { HeldWrites } from "./held-writes.ts";
 import { OnceRepository } from "./idempotency.ts";
 import { MerchantRepository } from "./merchants.ts";
 import { OrderReferences } from "./order-references.ts";
@@ -36,6 +37,7 @@ export * from "./buy-marks.ts";
 export * from "./caches.ts";
 export * from "./claims.ts";
 export * from "./delivery-claims.ts";
+export * from "./held-writes.ts";
 export * from "./idempotency.ts";
 export * from "./keys.ts";
 export * from "./locks.ts";
@@ -106,6 +108,7 @@ export interface Store {
 
 export function createStore(redis: Redis): Store {
   const updateReads = new UpdateReads(redis);
+  const heldWrites = new HeldWrites();
   const users = new UserRepository(redis, updateReads);
   const orders = new OrderRepository(redis);
   const outbox = new Outbox(redis);
@@ -127,11 +130,12 @@ export function createStore(redis: Redis): Store {
     buyMarks: new BuyMarkRepository(redis),
     alerts: new AlertRepository(redis),
     broadcasts: new BroadcastRepository(redis),
-    updates: new UpdateRepository(redis),
+    updates: new UpdateRepository(redis, heldWrites),
     once: new OnceRepository(redis),
     updateReads,
-    sessionStorage: (ttlSeconds) => new SessionStorage(redis, ttlSeconds, updateReads),
-    conversationStorage: (ttlSeconds) => new CompressedRedisStorage(redis, ttlSeconds, updateReads),
+    sessionStorage: (ttlSeconds) => new SessionStorage(redis, ttlSeconds, updateReads, heldWrites),
+    conversationStorage: (ttlSeconds) =>
+      new CompressedRedisStorage(redis, ttlSeconds, updateReads, heldWrites),
     outbox,
     webhookDedupe: new EventDeduper(redis),
     deliveryClaims: new DeliveryClaims(redis, outbox, orders, users),

@@ -16,7 +16,7 @@ export class LuaScript {
   async run(
     redis: Redis,
     keys: readonly string[],
-    args: readonly (string | number)[] = [],
+    args: readonly (string | number | Buffer)[] = [],
   ): Promise<unknown> {
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args);

@@ -74,12 +74,20 @@ local granted = acquire()
 return {1, granted[1], granted[2], granted[3]}`);
 
 /**
- * KEYS: lease, chat list, ready set, tries hash, recorded-calls hash. ARGV: owner|token, update id, chat, lease ms.
- * {0} when the lease is no longer ours (nothing changes); {1} when the chat is drained (lease released);
- * {1, next entry, attempt} when more is queued (lease renewed).
+ * KEYS: lease, chat list, ready set, tries hash, recorded-calls hash, then the keys of the chat state the update
+ * wrote (store/held-writes.ts). ARGV: owner|token, update id, chat, lease ms, then per state key its lifetime in
+ * seconds (0: none, -1: delete) and its value.
+ * {0} when the lease is no longer ours (nothing changes, the state included); {1} when the chat is drained (lease
+ * released); {1, next entry, attempt} when more is queued (lease renewed).
  */
 export const ACK = new LuaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
+for i = 6, #KEYS do
+  local ttl = tonumber(ARGV[2 * i - 7])
+  if ttl < 0 then redis.call('DEL', KEYS[i])
+  elseif ttl > 0 then redis.call('SET', KEYS[i], ARGV[2 * i - 6], 'EX', ttl)
+  else redis.call('SET', KEYS[i], ARGV[2 * i - 6]) end
+end
 local head = redis.call('LINDEX', KEYS[2], 0)
 if head and string.sub(head, 1, #ARGV[2] + 1) == ARGV[2] .. '\\n' then redis.call('LPOP', KEYS[2]) end
 redis.call('HDEL', KEYS[4], ARGV[2])

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { HeldWrite, HeldWrites } from "./held-writes.ts";
 import { keys } from "./keys.ts";
 import {
   ACK,
@@ -51,6 +52,8 @@ export class UpdateRepository {
 
   constructor(
     private readonly redis: Redis,
+    /** The chat-state writes (session, conversation) committed with an acknowledgement. */
+    private readonly held: HeldWrites,
     private readonly leaseMs = 120_000,
   ) {
     this.alivePrefix = `${redis.options.keyPrefix ?? ""}${keys.process("")}`;
@@ -117,11 +120,26 @@ export class UpdateRepository {
   }
 
   /**
-   * Acknowledge the claimed update (it leaves the inbox) and get the chat's next one under the same lease.
-   * `undefined` next: the chat is drained and the lease released. Throws StaleLeaseError when the lease was taken
-   * over meanwhile: nothing is acknowledged (the new holder handles the update again).
+   * Handle an update (`handle`) holding the chat-state writes it makes, for `ack` to commit. Rejects, with nothing
+   * to commit, when `handle` does.
    */
-  async ack(claim: Claim, owner: string): Promise<Claim | undefined> {
+  holdingStateWrites(handle: () => Promise<unknown>): Promise<HeldWrite[]> {
+    return this.held.collect(handle);
+  }
+
+  /**
+   * Acknowledge the claimed update (it leaves the inbox), commit the chat state its handling wrote (`writes`, from
+   * `holdingStateWrites`) and get the chat's next update under the same lease, in one script. `undefined` next: the
+   * chat is drained and the lease released. Throws StaleLeaseError when the lease was taken over meanwhile: nothing
+   * is acknowledged or written (the new holder handles the update again, from the state it started from).
+   */
+  async ack(claim: Claim, owner: string, writes: readonly HeldWrite[] = []): Promise<Claim | undefined> {
+    const stateKeys: string[] = [];
+    const stateArgs: (string | Buffer | number)[] = [];
+    for (const write of writes) {
+      stateKeys.push(write.key);
+      stateArgs.push(write.value === null ? -1 : write.ttlSeconds, write.value ?? "");
+    }
     const answer = (await ACK.run(
       this.redis,
       [
@@ -130,8 +148,9 @@ export class UpdateRepository {
         keys.updatesReady(),
         keys.updateTries(),
         keys.updateCalls(claim.updateId),
+        ...stateKeys,
       ],
-      [`${owner}|${claim.token}`, String(claim.updateId), claim.chat, this.leaseMs],
+      [`${owner}|${claim.token}`, String(claim.updateId), claim.chat, this.leaseMs, ...stateArgs],
     )) as [number, string?, number?];
     const [ok, entry, attempt] = answer;
     if (ok !== 1) throw new StaleLeaseError(claim.chat, claim.token);

@@ -3,6 +3,7 @@ import { Counter, type Registry } from "prom-client";
 import type { Logger } from "#src/log/logger.js";
 import {
   type Claim,
+  type HeldWrite,
   type ProcessRegistry,
   StaleLeaseError,
   type UpdateRepository,
@@ -13,7 +14,8 @@ import type { CallRecorder } from "./calls.ts";
  * Handles the updates recorded in the Redis inbox (store/updates.ts), whatever their source (long polling or the
  * webhook route). Per chat: one update at a time, in arrival order, across every process (the chat's lease);
  * different chats in parallel, up to `concurrency` per process. An update leaves the inbox only once `handle`
- * resolved (errors bot.catch handles count as handled). One that throws is retried with a growing pause and,
+ * resolved (errors bot.catch handles count as handled), and the chat state it wrote (session, conversation) is
+ * committed with that acknowledgement (store/held-writes.ts). One that throws is retried with a growing pause and,
  * after `maxAttempts` hand-outs, dropped with an error log line and the `updates_dropped_total` metric: a poison
  * update never blocks its chat for good.
  *
@@ -144,12 +146,13 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
           await repo.release(claim, owner);
           return;
         }
-        if (!(await handleClaim(claim))) {
+        const writes = await handleClaim(claim);
+        if (!writes) {
           await repo.release(claim, owner);
           later(retryMs * claim.attempt, () => wake(chat));
           return;
         }
-        claim = await repo.ack(claim, owner);
+        claim = await repo.ack(claim, owner, writes);
       }
     } catch (error) {
       if (error instanceof StaleLeaseError) {
@@ -163,15 +166,18 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
     }
   }
 
-  /** true: the update may leave the inbox (handled, or given up). */
-  async function handleClaim(claim: Claim): Promise<boolean> {
+  /**
+   * The chat state the handling wrote, to commit with the acknowledgement (store/held-writes.ts): the update may
+   * leave the inbox (handled, or given up). undefined: it failed and stays.
+   */
+  async function handleClaim(claim: Claim): Promise<HeldWrite[] | undefined> {
     if (claim.attempt > maxAttempts) {
       dropped.inc();
       logger.error(
         { updateId: claim.updateId, chat: claim.chat, attempts: claim.attempt - 1 },
         "update dropped after failing every attempt",
       );
-      return true;
+      return [];
     }
     // A handler longer than the lease keeps it while we are alive.
     const renew = setInterval(() => {
@@ -180,14 +186,15 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
     renew.unref();
     try {
       const update = JSON.parse(claim.json) as Update;
-      await recorder.run(claim.updateId, claim.attempt, () => options.handle(update));
-      return true;
+      return await repo.holdingStateWrites(() =>
+        recorder.run(claim.updateId, claim.attempt, () => options.handle(update)),
+      );
     } catch (error) {
       logger.error(
         { err: error, updateId: claim.updateId, chat: claim.chat, attempt: claim.attempt },
         "update handling threw; it stays in the inbox",
       );
-      return false;
+      return undefined;
     } finally {
       clearInterval(renew);
     }

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "#src/log/logger.js";
 import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
-import { keys, ProcessRegistry, StaleLeaseError, UpdateRepository } from "#src/store/index.js";
+import { HeldWrites, keys, ProcessRegistry, StaleLeaseError, UpdateRepository } from "#src/store/index.js";
 import { chatOfUpdate, createCallRecorder, createUpdateInbox } from "#src/updates/index.js";
 import { freshRedis } from "../../support/redis.ts";
 
@@ -39,13 +39,15 @@ describe.each([
 ] as const)("the update inbox repository on %s", (_name, connect) => {
   let redis: Redis;
   let repo: UpdateRepository;
+  let held: HeldWrites;
 
   beforeAll(async () => {
     redis = await connect();
   });
   beforeEach(async () => {
     await redis.flushdb();
-    repo = new UpdateRepository(redis, 60_000);
+    held = new HeldWrites();
+    repo = new UpdateRepository(redis, held, 60_000);
   });
   afterAll(async () => {
     await redis.quit();
@@ -124,6 +126,39 @@ describe.each([
     expect(taken).toMatchObject({ fresh: true, claim: { updateId: 30, attempt: 2 } });
   });
 
+  it("commits the chat state an update wrote with its acknowledgement, and none of it on a stale one", async () => {
+    await beat(redis, "A", 5_000);
+    await repo.record("7", 40, "{}");
+    await redis.set("session:7", "old", "EX", 600);
+    await redis.set("conv:7", "old");
+    const claim = await repo.acquire("7", "A");
+    // Every byte value: the deflated conversation state is binary.
+    const packed = Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256));
+    const writes = await repo.holdingStateWrites(async () => {
+      await Promise.resolve();
+      expect(held.hold({ key: "session:7", value: '{"a":1}', ttlSeconds: 3_600 })).toBe(true);
+      expect(held.hold({ key: "conv:7", value: packed, ttlSeconds: 0 })).toBe(true);
+      expect(held.hold({ key: "conv:8", value: null, ttlSeconds: 0 })).toBe(true);
+    });
+    await redis.set("conv:8", "someone's");
+    // Held: nothing is written before the acknowledgement.
+    expect(await redis.get("session:7")).toBe("old");
+
+    // Another process took the chat over: the stale acknowledgement writes nothing.
+    const stale = { ...claim!, token: claim!.token - 1 };
+    await expect(repo.ack(stale, "A", writes)).rejects.toBeInstanceOf(StaleLeaseError);
+    expect(await redis.get("session:7")).toBe("old");
+    expect(await redis.get("conv:8")).toBe("someone's");
+
+    expect(await repo.ack(claim!, "A", writes)).toBeUndefined();
+    expect(await redis.get("session:7")).toBe('{"a":1}');
+    expect(await redis.ttl("session:7")).toBeGreaterThan(3_590);
+    expect((await redis.getBuffer("conv:7"))?.equals(packed)).toBe(true);
+    expect(await redis.ttl("conv:7")).toBe(-1);
+    expect(await redis.exists("conv:8")).toBe(0);
+    expect(await repo.queued("7")).toBe(0);
+  });
+
   it("keeps recorded Telegram answers until the update is acknowledged", async () => {
     await repo.record("7", 5, "{}");
     await beat(redis, "A", 5_000);
@@ -166,7 +201,7 @@ describe("the update inbox", () => {
 
   it("handles one chat in order across two processes, other chats in parallel, and drops a poison update after N tries", async () => {
     await redis.flushdb();
-    const repo = new UpdateRepository(redis, 60_000);
+    const repo = new UpdateRepository(redis, new HeldWrites(), 60_000);
     const recorder = createCallRecorder(repo, logger, async () => ({ status: 200, json: async () => ({}) }));
     const handled: number[] = [];
     let inChat7 = 0;
@@ -220,7 +255,7 @@ describe("the update inbox", () => {
 
   it("answers a re-handled update's calls from the record: only calls not made before reach Telegram", async () => {
     await redis.flushdb();
-    const repo = new UpdateRepository(redis, 60_000);
+    const repo = new UpdateRepository(redis, new HeldWrites(), 60_000);
     const sent: string[] = [];
     const recorder = createCallRecorder(repo, logger, async (url) => {
       const method = url.slice(url.lastIndexOf("/") + 1);
@@ -256,7 +291,7 @@ describe("the update inbox", () => {
 
   it("numbers a callback query's answer but does not record it: Telegram refuses a second answer itself", async () => {
     await redis.flushdb();
-    const repo = new UpdateRepository(redis, 60_000);
+    const repo = new UpdateRepository(redis, new HeldWrites(), 60_000);
     const sent: string[] = [];
     const answered = new Set<string>();
     const recorder = createCallRecorder(repo, logger, async (url) => {
@@ -284,7 +319,7 @@ describe("the update inbox", () => {
   });
 
   it("answers an expired callback query's toast as done, so a late re-handled press still does its step", async () => {
-    const repo = new UpdateRepository(redis, 60_000);
+    const repo = new UpdateRepository(redis, new HeldWrites(), 60_000);
     const recorder = createCallRecorder(repo, logger, async () => ({
       status: 400,
       json: async () => ({
