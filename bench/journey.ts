@@ -8,7 +8,15 @@ import { createFloorBot } from "./lib/floor-bot.ts";
 import { chooseJourney } from "./lib/journeys.ts";
 import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "./lib/local-telegram.ts";
 import { startOurBot } from "./lib/our-bot.ts";
-import { measurePhase, type PerUpdate, type PhaseOptions, perUpdate, stepRows } from "./lib/phases.ts";
+import {
+  measureAlone,
+  measurePhase,
+  type PerUpdate,
+  type Phase,
+  type PhaseOptions,
+  perUpdate,
+  stepRows,
+} from "./lib/phases.ts";
 import { startBenchRedis } from "./lib/redis.ts";
 import {
   check,
@@ -92,30 +100,8 @@ async function main(): Promise<void> {
       { ...options, steps: options.steps ?? steps },
     );
 
-  progress(`"${journey.name}": warm-up (${WARMUP} users), ${SERIAL} alone, ${USERS} at once`);
+  progress(`"${journey.name}": warm-up (${WARMUP} users each), ${SERIAL} alone in turns, ${USERS} at once`);
   await phase(bot, { users: WARMUP, firstUserId: 1_000_000, concurrency: 10, scripted: true });
-  // One at a time, twice: measured as is, and with Redis's counters read around every update for the commands per
-  // step (three INFO round trips and their parsing per read, which must not count as the bot's CPU).
-  const oursAlone = await phase(bot, {
-    users: SERIAL,
-    firstUserId: 2_000_000,
-    concurrency: 1,
-    scripted: true,
-  });
-  const oursCounted = await phase(bot, {
-    users: COUNTED,
-    firstUserId: 2_500_000,
-    concurrency: 1,
-    scripted: true,
-    redisPerStep: true,
-  });
-  const oursRun = await phase(bot, {
-    users: USERS,
-    firstUserId: 3_000_000,
-    concurrency: CONCURRENCY,
-    scripted: true,
-  });
-  progress("peer: warm-up, alone, all at once");
   await phase(peer, {
     users: WARMUP,
     firstUserId: 31_000_000,
@@ -123,12 +109,36 @@ async function main(): Promise<void> {
     scripted: true,
     steps: peerSteps,
   });
-  const peerAlone = await phase(peer, {
-    users: SERIAL,
-    firstUserId: 32_000_000,
+  // The floor's code paths are few and hot quickly; a longer warm-up still matters for the JIT.
+  await phase(floor, {
+    users: Math.max(WARMUP, 300),
+    firstUserId: 11_000_000,
+    concurrency: 50,
+    scripted: false,
+  });
+  const [oursAlone, peerAlone, floorAlone] = (await measureAlone(
+    [
+      { handle: (update) => ours.handle(update), steps, firstUserId: 2_000_000, scripted: true },
+      {
+        handle: (update) => peer.handleUpdate(update),
+        steps: peerSteps,
+        firstUserId: 32_000_000,
+        scripted: true,
+      },
+      { handle: (update) => floor.handleUpdate(update), steps, firstUserId: 12_000_000, scripted: false },
+    ],
+    tg,
+    bench.snapshot,
+    { users: SERIAL, settleMs: 5 },
+  )) as [Phase, Phase, Phase];
+  // Commands per step: Redis's counters read around every update (three INFO round trips and their parsing per
+  // read, kept out of the runs above).
+  const oursCounted = await phase(bot, {
+    users: COUNTED,
+    firstUserId: 2_500_000,
     concurrency: 1,
     scripted: true,
-    steps: peerSteps,
+    redisPerStep: true,
   });
   const peerCounted = await phase(peer, {
     users: COUNTED,
@@ -138,26 +148,19 @@ async function main(): Promise<void> {
     redisPerStep: true,
     steps: peerSteps,
   });
+  const oursRun = await phase(bot, {
+    users: USERS,
+    firstUserId: 3_000_000,
+    concurrency: CONCURRENCY,
+    scripted: true,
+  });
+  progress("peer and floor: all at once");
   const peerRun = await phase(peer, {
     users: USERS,
     firstUserId: 33_000_000,
     concurrency: CONCURRENCY,
     scripted: true,
     steps: peerSteps,
-  });
-  progress("floor: warm-up, alone, all at once");
-  // The floor's code paths are few and hot quickly; a longer warm-up still matters for the JIT.
-  await phase(floor, {
-    users: Math.max(WARMUP, 300),
-    firstUserId: 11_000_000,
-    concurrency: 50,
-    scripted: false,
-  });
-  const floorAlone = await phase(floor, {
-    users: SERIAL,
-    firstUserId: 12_000_000,
-    concurrency: 1,
-    scripted: false,
   });
   const floorRun = await phase(floor, {
     users: USERS,
@@ -243,7 +246,7 @@ async function main(): Promise<void> {
       ],
     ]),
     "",
-    `With all users in flight and no think time, latency is queueing (Little's law: ${USERS} users in flight / throughput). One user at a time (${SERIAL} users: no queueing, the cost of one update):`,
+    `With all users in flight and no think time, latency is queueing (Little's law: ${USERS} users in flight / throughput). One user at a time (${SERIAL} users each, ours, the peer and the floor taking turns user by user: no queueing, the cost of one update, and the machine's drift shared alike):`,
     "",
     comparison("One at a time", oa, pa, fa, []),
     "",
