@@ -21,7 +21,7 @@ import { RefundRepository } from "./refunds.ts";
 import { RepeatRepository } from "./repeats.ts";
 import { RequestRepository } from "./requests.ts";
 import { SessionStorage } from "./session-storage.ts";
-import { SettingsRepository } from "./settings.ts";
+import { SETTINGS_READ_AHEAD, SettingsRepository } from "./settings.ts";
 import { StatsRepository } from "./stats.ts";
 import { UpdateReads } from "./update-reads.ts";
 import { UpdateRepository } from "./updates.ts";
@@ -107,7 +107,7 @@ export interface Store {
 }
 
 export function createStore(redis: Redis): Store {
-  const updateReads = new UpdateReads(redis);
+  const updateReads = new UpdateReads(redis, SETTINGS_READ_AHEAD);
   const heldWrites = new HeldWrites();
   const users = new UserRepository(redis, updateReads);
   const orders = new OrderRepository(redis);

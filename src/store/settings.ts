@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { readJson } from "./json.ts";
+import { parseJson, readJson } from "./json.ts";
 import type { UpdateReads } from "./update-reads.ts";
 
 /** What can be paused on its own: a payout country, or buying bitcoin. */
@@ -38,6 +38,9 @@ const settingsKeys = {
   dailyLimits: () => "settings:daily-limits",
 } as const;
 
+/** Read ahead by every update's first round trip (store/update-reads.ts): most payout and buy steps check it. */
+export const SETTINGS_READ_AHEAD: readonly string[] = [settingsKeys.maintenance()];
+
 export class SettingsRepository {
   constructor(
     private readonly redis: Redis,
@@ -47,10 +50,11 @@ export class SettingsRepository {
 
   async maintenance(): Promise<MaintenanceState> {
     const key = settingsKeys.maintenance();
-    return this.reads.read(
-      key,
-      async () => (await readJson(this.redis, key, maintenanceSchema)) ?? { paused: false },
-    );
+    return this.reads.read(key, async () => {
+      const seeded = this.reads.takeSeeded<string>(key);
+      const raw = seeded === undefined ? await this.redis.get(key) : seeded;
+      return parseJson(raw, maintenanceSchema) ?? { paused: false };
+    });
   }
 
   async setMaintenance(state: MaintenanceState): Promise<void> {

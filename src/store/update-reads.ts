@@ -19,11 +19,14 @@ export type IncomingVerdict = "allow" | "notify" | "drop";
  * count = limit + 1, so exactly one notice is sent however hard the flood. A limit of 0 skips the count (ops are
  * not limited). The user and the session are read whatever the verdict.
  *
- * KEYS: limit window, user, session. ARGV: window ms, limit (0: not limited).
- * {verdict (0 allow, 1 notify, 2 drop), user, session}; an absent value comes back as nil (false on local mode's
- * stand-in).
+ * KEYS: limit window, user, session, then the keys read ahead. ARGV: window ms, limit (0: not limited).
+ * {verdict (0 allow, 1 notify, 2 drop), user, session, …read ahead}; an absent value comes back as nil (false on
+ * local mode's stand-in).
  */
-const BEGIN = new LuaScript(`
+function beginScript(readAhead: number): LuaScript {
+  // The reply lists every GET in the table constructor: local mode's Lua stand-in cannot build it by index.
+  const reads = Array.from({ length: 2 + readAhead }, (_, index) => `redis.call('GET', KEYS[${index + 2}])`);
+  return new LuaScript(`
 local verdict = 0
 local limit = tonumber(ARGV[2])
 if limit > 0 then
@@ -31,7 +34,8 @@ if limit > 0 then
   if count == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
   if count == limit + 1 then verdict = 1 elseif count > limit + 1 then verdict = 2 end
 end
-return {verdict, redis.call('GET', KEYS[2]), redis.call('GET', KEYS[3])}`);
+return {verdict, ${reads.join(", ")}}`);
+}
 
 const VERDICTS: readonly IncomingVerdict[] = ["allow", "notify", "drop"];
 
@@ -55,13 +59,22 @@ export interface UpdateReadKeys {
 /** One update's cached values; closed once the update is handled. */
 interface ReadScope {
   values: Map<string, unknown>;
+  /** Text `begin` read as stored (null: absent), for its owner to parse once. */
+  seeded: Map<string, string | Buffer | null>;
   open: boolean;
 }
 
 export class UpdateReads {
   private readonly scope = new AsyncLocalStorage<ReadScope>();
+  private readonly firstReads: LuaScript;
 
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    /** Keys every update reads ahead in its first round trip: settings that several steps look up. */
+    private readonly readAhead: readonly string[] = [],
+  ) {
+    this.firstReads = beginScript(readAhead.length);
+  }
 
   /**
    * Count the update against its sender's limit (when `limit` is given) and read the user, session and conversation;
@@ -73,23 +86,28 @@ export class UpdateReads {
     limit?: IncomingLimit,
   ): Promise<{ verdict: IncomingVerdict; run<T>(handle: () => Promise<T>): Promise<T> }> {
     const [answer, conversation] = await Promise.all([
-      BEGIN.run(
+      this.firstReads.run(
         this.redis,
-        [keys.incomingLimit(read.userId), keys.user(read.userId), read.sessionKey],
+        [keys.incomingLimit(read.userId), keys.user(read.userId), read.sessionKey, ...this.readAhead],
         [limit?.windowMs ?? 0, limit?.updates ?? 0],
-      ) as Promise<[number, string | null | false, string | null | false]>,
+      ) as Promise<[number, ...(string | null | false)[]]>,
       this.redis.getBuffer(read.conversationKey),
     ]);
     const [verdict, user, session] = answer;
     const values = new Map<string, unknown>([
       [keys.user(read.userId), parseUserRecord(user || null) satisfies UserRecord | undefined],
+    ]);
+    const seeded = new Map<string, string | Buffer | null>([
       [read.sessionKey, session || null],
       [read.conversationKey, conversation],
     ]);
+    this.readAhead.forEach((key, index) => {
+      seeded.set(key, (answer[3 + index] as string | null | false) || null);
+    });
     return {
       verdict: VERDICTS[verdict] ?? "drop",
       run: async (handle) => {
-        const scope: ReadScope = { values, open: true };
+        const scope: ReadScope = { values, seeded, open: true };
         try {
           return await this.scope.run(scope, handle);
         } finally {
@@ -103,8 +121,12 @@ export class UpdateReads {
 
   /** This update's values, while it is being handled. */
   private current(): Map<string, unknown> | undefined {
+    return this.open()?.values;
+  }
+
+  private open(): ReadScope | undefined {
     const scope = this.scope.getStore();
-    return scope?.open ? scope.values : undefined;
+    return scope?.open ? scope : undefined;
   }
 
   /**
@@ -121,14 +143,15 @@ export class UpdateReads {
   }
 
   /**
-   * The session or conversation state `begin` read, as stored (null: absent), taken once: the plugins that read
-   * these keep the value themselves and write it back. undefined: not read by `begin` (read Redis).
+   * What `begin` read under `key` (the session, the conversation state, a key read ahead), as stored (null:
+   * absent), taken once: the plugins keep the value themselves and write it back, a setting is parsed once and
+   * kept by `read`. undefined: not read by `begin` (read Redis).
    */
   takeSeeded<T extends string | Buffer>(key: string): T | null | undefined {
-    const cached = this.current();
-    if (!cached?.has(key)) return undefined;
-    const value = cached.get(key) as T | null;
-    cached.delete(key);
+    const seeded = this.open()?.seeded;
+    if (!seeded?.has(key)) return undefined;
+    const value = seeded.get(key) as T | null;
+    seeded.delete(key);
     return value;
   }
 

@@ -82,12 +82,30 @@ describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
       session: await sessions.read("701"),
       conversation: await conversations.read("conv:701"),
       again: await store.users.get(701),
+      maintenance: await store.settings.maintenance(),
     }));
     expectSent(["evalsha", "get"]);
+    expect(seen.maintenance).toEqual({ paused: false });
     expect(seen.user).toMatchObject({ id: 701, firstName: "Ada", telegramLanguage: "yo" });
     expect(seen.again).toBe(seen.user);
     expect(seen.session).toEqual({ screen: "menu" });
     expect(seen.conversation).toEqual({ steps: [1, 2, 3] });
+  });
+
+  it("reads the maintenance switch ahead, as stored when the update began", async () => {
+    await store.settings.setMaintenance({ paused: true, message: "upgrade" });
+    resetSent();
+    const { run } = await store.updateReads.begin(state(705));
+    const seen = await run(async () => [
+      await store.settings.maintenance(),
+      await store.settings.maintenance(),
+    ]);
+    expectSent(["evalsha", "get"]);
+    expect(seen).toEqual([
+      { paused: true, message: "upgrade" },
+      { paused: true, message: "upgrade" },
+    ]);
+    await store.settings.setMaintenance({ paused: false });
   });
 
   it("knows what is absent without asking again", async () => {
