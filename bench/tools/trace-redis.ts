@@ -1,18 +1,21 @@
-import type { Bot, Context } from "grammy";
-import { createBot } from "#src/bot/create-bot.js";
 import { allFeatures } from "#src/bot/features.js";
+import { boolOption } from "../lib/args.ts";
 import { buildBotDeps } from "../lib/bot-deps.ts";
 import { chooseJourney } from "../lib/journeys.ts";
-import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "../lib/local-telegram.ts";
+import { LocalTelegram } from "../lib/local-telegram.ts";
+import { startOurBot } from "../lib/our-bot.ts";
 import { startBenchRedis } from "../lib/redis.ts";
 import { runJourneys } from "../lib/runner.ts";
 import { startBenchSandbox } from "../lib/sandbox.ts";
 
 /**
  * Every Redis command one user's journey sends, step by step (Redis MONITOR on a private server): what each
- * update reads and writes, for the report's "what costs what".
+ * update reads and writes, for the report's "what costs what". Through the update inbox as production runs it
+ * (record and lease, handle, acknowledge with the chat state; `--inbox false`: bot.handleUpdate alone). Commands
+ * the bot sends itself are lower case (ioredis), those its Lua scripts run upper case; the last lines count the
+ * former per step: the bot's round trips, but for a read sent in the same tick as another.
  *
- *   node --import tsx bench/tools/trace-redis.ts
+ *   node --import tsx bench/tools/trace-redis.ts [--inbox false]
  */
 const bench = await startBenchRedis();
 const sandbox = await startBenchSandbox();
@@ -20,16 +23,17 @@ const tg = new LocalTelegram();
 const built = await buildBotDeps({ redis: bench.redis, sandbox, logLevel: "info" });
 const features = allFeatures(built.deps);
 const journey = chooseJourney(features);
-const bot = createBot(built.deps, {
-  token: BENCH_TOKEN,
-  botInfo: BENCH_BOT,
-  transformers: built.transformers,
+const ours = await startOurBot({
+  redis: bench.redis,
+  tg,
+  built,
   features,
-}) as unknown as Bot<Context>;
-tg.attach(bot);
+  concurrency: 1,
+  inbox: boolOption("inbox", "BENCH_INBOX", true),
+});
 // One journey first so caches (bank list, minimums) are warm, as in steady state.
 await runJourneys({
-  handle: (u) => bot.handleUpdate(u),
+  handle: (u) => ours.handle(u),
   tg,
   steps: journey.steps,
   users: 1,
@@ -46,7 +50,7 @@ stream.on("monitor", (_time: string, args: string[]) => {
   lines.push(`${command} ${key ?? ""}${size > 0 ? ` (+${size} bytes)` : ""}`);
 });
 await runJourneys({
-  handle: (u) => bot.handleUpdate(u),
+  handle: (u) => ours.handle(u),
   tg,
   steps: journey.steps,
   users: 1,
@@ -58,9 +62,21 @@ await runJourneys({
   },
 });
 await new Promise((resolve) => setTimeout(resolve, 100));
-console.log(lines.filter((line) => !/^(info|ping|monitor)/i.test(line)).join("\n"));
+const traced = lines.filter((line) => !/^(info|ping|monitor)/i.test(line) && !/^\S+ process:/.test(line));
+console.log(traced.join("\n"));
+// Sent by the bot (lower case), per step; the heartbeat of the process registry is left out above.
+const perStep: [string, number][] = [];
+for (const line of traced) {
+  if (line.startsWith("--- ")) perStep.push([line.slice(4), 0]);
+  else if (/^[a-z]/.test(line) && perStep.length > 0) perStep[perStep.length - 1]![1] += 1;
+}
+const total = perStep.reduce((sum, [, count]) => sum + count, 0);
+console.log(
+  `\nsent by the bot: ${perStep.map(([step, count]) => `${step} ${count}`).join(", ")}; ${total} in all`,
+);
 stream.disconnect();
 monitor.disconnect();
+await ours.stop();
 await built.api.close();
 await sandbox.close();
 await bench.stop();
