@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { parseJson, readJson } from "./json.ts";
+import { parseJson } from "./json.ts";
 import { keys } from "./keys.ts";
 import {
   isTerminalStage,
@@ -11,6 +11,7 @@ import {
   STAGE_RANK,
 } from "./order-record.ts";
 import { LuaScript } from "./script.ts";
+import type { UpdateReads } from "./update-reads.ts";
 
 interface TransitionResult {
   order: OrderRecord;
@@ -25,8 +26,18 @@ interface TransitionResult {
 const ORDER_TTL_SECONDS = 90 * 24 * 3600;
 const HISTORY_LIMIT = 500;
 
+/**
+ * Within one update (store/update-reads.ts), the order text it last read or wrote: the first guess of `annotate`'s
+ * compare-and-set, which checks it (another process's change meanwhile costs the read after all). Never the answer
+ * to a read: orders are always read from Redis.
+ */
+const lastText = (orderId: string) => `order-text:${orderId}`;
+
 export class OrderRepository {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly reads: UpdateReads,
+  ) {}
 
   async create(input: NewOrder): Promise<OrderRecord> {
     const now = new Date().toISOString();
@@ -37,9 +48,10 @@ export class OrderRepository {
       updatedAt: now,
     };
     const score = Date.parse(now);
+    const text = JSON.stringify(order);
     await this.redis
       .multi()
-      .set(keys.order(order.orderId), JSON.stringify(order), "EX", ORDER_TTL_SECONDS)
+      .set(keys.order(order.orderId), text, "EX", ORDER_TTL_SECONDS)
       .set(keys.orderByHash(order.hash), order.orderId, "EX", ORDER_TTL_SECONDS)
       .set(keys.orderByQuote(order.quoteId), order.orderId, "EX", ORDER_TTL_SECONDS)
       .zadd(keys.userOrders(order.userId), score, order.orderId)
@@ -47,11 +59,12 @@ export class OrderRepository {
       .zadd(keys.ordersAll(), score, order.orderId)
       .zadd(keys.ordersOpen(), Date.parse(order.expiresAt), order.orderId)
       .exec();
+    this.reads.wrote(lastText(order.orderId), text);
     return order;
   }
 
   async get(orderId: string): Promise<OrderRecord | undefined> {
-    return readJson(this.redis, keys.order(orderId), orderRecordSchema);
+    return (await this.getWithRaw(orderId))?.order;
   }
 
   /**
@@ -61,7 +74,9 @@ export class OrderRepository {
   async getWithRaw(orderId: string): Promise<{ order: OrderRecord; raw: string } | undefined> {
     const raw = await this.redis.get(keys.order(orderId));
     const order = parseJson(raw, orderRecordSchema);
-    return raw && order ? { order, raw } : undefined;
+    if (!raw || !order) return undefined;
+    this.reads.wrote(lastText(orderId), raw);
+    return { order, raw };
   }
 
   async findByHash(hash: string): Promise<OrderRecord | undefined> {
@@ -134,7 +149,9 @@ export class OrderRepository {
         orderId,
       );
     }
-    const result = await this.mutate(orderId, undefined, undefined, (order) => ({
+    // Always a change, so the compare-and-set checks the guessed text.
+    const guess = this.reads.peek<string>(lastText(orderId));
+    const result = await this.mutate(orderId, guess, undefined, (order) => ({
       order: { ...order, ...patch },
       changed: true,
     }));
@@ -248,20 +265,18 @@ export class OrderRepository {
       const { order, changed } = change(current);
       if (!changed) return { order: current, changed: false };
       order.updatedAt = new Date().toISOString();
-      const args = [
-        raw,
-        JSON.stringify(order),
-        ORDER_TTL_SECONDS,
-        isTerminalStage(order.stage) ? "1" : "0",
-        orderId,
-      ];
+      const text = JSON.stringify(order);
+      const args = [raw, text, ORDER_TTL_SECONDS, isTerminalStage(order.stage) ? "1" : "0", orderId];
       const followUp = followUpAt?.(order);
       const swapped = await COMPARE_AND_SET.run(
         this.redis,
         [key, keys.ordersOpen(), keys.reconcileAttempts(orderId)],
         followUp === undefined ? args : [...args, followUp],
       );
-      if (swapped === 1) return { order, changed: true };
+      if (swapped === 1) {
+        this.reads.wrote(lastText(orderId), text);
+        return { order, changed: true };
+      }
     }
     throw new Error(`order ${orderId}: too much contention`);
   }

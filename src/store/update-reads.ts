@@ -155,6 +155,11 @@ export class UpdateReads {
     return value;
   }
 
+  /** What this update last read or wrote under `key`, if it is being handled and did; nothing is loaded. */
+  peek<T>(key: string): T | undefined {
+    return this.current()?.get(key) as T | undefined;
+  }
+
   /** After a write of `key`: this update reads `value` from now on (`undefined`: reads Redis again). */
   wrote(key: string, value?: unknown): void {
     const cached = this.current();

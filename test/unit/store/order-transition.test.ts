@@ -20,6 +20,51 @@ describe.each(BOTH_STORES)("order transition on %s", (_name, connect) => {
     await redis.quit();
   });
 
+  it("annotates from the text the update last read or wrote, and still keeps another process's change", async () => {
+    // The compare-and-set script cached by the server, so each run of it is one EVALSHA.
+    await store.orders.annotate("ord-1", { quoteMessageId: 1 });
+    const sent: string[] = [];
+    const send = redis.sendCommand?.bind(redis);
+    const { run } = await store.updateReads.begin({
+      userId: 42,
+      sessionKey: "42",
+      conversationKey: "conv:42",
+    });
+    await run(async () => {
+      await store.orders.create(ngnOrder("ord-2"));
+      if (send)
+        redis.sendCommand = ((command: { name: string }, stream?: unknown) => {
+          sent.push(command.name);
+          return send(command as never, stream as never);
+        }) as typeof redis.sendCommand;
+      await store.orders.annotate("ord-2", { quoteMessageId: 7 });
+      // Another process moves the order meanwhile: the guess fails its compare-and-set, the change is kept.
+      await createStore(redis).orders.transition("ord-2", { stage: "payment_received" });
+      const annotated = await store.orders.annotate("ord-2", { statusMessageId: 8 });
+      expect(annotated).toMatchObject({ stage: "payment_received", quoteMessageId: 7, statusMessageId: 8 });
+      // A read is never served from the update's copy.
+      await createStore(redis).orders.transition("ord-2", { stage: "payout_sent" });
+      expect((await store.orders.get("ord-2"))?.stage).toBe("payout_sent");
+    });
+    if (send) {
+      redis.sendCommand = send;
+      // The first annotate guessed right (no read); the transition outside read and swapped; the second annotate
+      // guessed wrong, read and swapped; the next transition outside read and swapped; then the read.
+      expect(sent).toEqual([
+        "evalsha",
+        "get",
+        "evalsha",
+        "evalsha",
+        "get",
+        "evalsha",
+        "get",
+        "evalsha",
+        "get",
+      ]);
+    }
+    expect(await store.orders.get("ord-2")).toMatchObject({ quoteMessageId: 7, statusMessageId: 8 });
+  });
+
   it("applies the transition with the read it was given", async () => {
     const read = await store.orders.getWithRaw("ord-1");
     expect(read?.order.stage).toBe("awaiting_payment");
