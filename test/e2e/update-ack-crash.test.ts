@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTelegramEmulator, type TelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
 import { type Sandbox, startSandbox } from "#src/standins/sandbox/index.js";
 import { keys } from "#src/store/index.js";
@@ -61,7 +61,8 @@ describe("an update handled to the end by a process that dies before acknowledgi
     await pressAndEdit(user, countries, /Nigeria/, /Which bank/);
     const results = await typeAndRead(user, "gtb", /Banks matching/);
     await pressAndEdit(user, results, "GTBANK PLC", /10-digit account number/);
-    await waitFor(async () => (await redis.llen(queue)) === 0, "the bank press to be acknowledged");
+    // The bank press acknowledged, with its conversation state.
+    await vi.waitFor(async () => expect(await redis.llen(queue)).toBe(0), { timeout: 20_000, interval: 25 });
     const conversationBefore = await redis.getBuffer(`conv:${user.id}`);
     expect(conversationBefore?.length).toBeGreaterThan(0);
 
@@ -90,10 +91,8 @@ describe("an update handled to the end by a process that dies before acknowledgi
     user.consumeAll();
     const sentBefore = tg.callsTo("sendMessage").length;
     const second = await start(testRedisUrl());
-    await waitFor(
-      async () => (await redis.llen(queue)) === 0,
-      "the next process to handle and acknowledge the update",
-    );
+    // The next process handles the update again and acknowledges it.
+    await vi.waitFor(async () => expect(await redis.llen(queue)).toBe(0), { timeout: 20_000, interval: 25 });
     await tg.idle({ quietMs: 300, timeoutMs: 15_000 });
     // Answered from the record: no second name check, and nothing else either.
     const sentAgain = tg
@@ -108,11 +107,3 @@ describe("an update handled to the end by a process that dies before acknowledgi
     await second.kill("SIGTERM");
   }, 90_000);
 });
-
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
