@@ -54,7 +54,8 @@ export interface UpdateReadKeys {
  * scheduled jobs) nothing is cached: every read goes to Redis.
  *
  * Within one update the values are as fresh as at the update's first read. Nothing that must see another process's
- * newest write reads through here: money state (orders, idempotency records, locks) is read by its own scripts.
+ * newest write reads through here: money state (orders, idempotency records, locks) is read by its own scripts; an
+ * order's last known text is kept (`peek`) only as the guess a compare-and-set checks.
  */
 /** One update's cached values; closed once the update is handled. */
 interface ReadScope {
