@@ -22,7 +22,9 @@ const TESTNET_ADDRESS = "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx";
 /**
  * The bot as a real process, SIGKILLed while an update is being handled: the update was recorded in the inbox
  * (and confirmed to Telegram), so the next process handles it again. Calls that completed before the kill are
- * answered from the record (not sent twice); the call in flight is made again.
+ * answered from the record (not sent twice); the call in flight is made again. The chat's state (session,
+ * conversation) is committed with the update's acknowledgement, so an update handled to the end but not
+ * acknowledged is handled again from the state it first started from.
  */
 // Two bot processes started per test on a loaded machine: a generous bound, nothing is timed.
 describe("an update in flight when the process is killed", () => {
@@ -46,10 +48,8 @@ describe("an update in flight when the process is killed", () => {
     await redis?.quit();
   });
 
-  const start = async (): Promise<SpawnedBot> => {
-    const bot = spawnBot({
-      env: spawnedBotEnv({ tg, sandbox, redisUrl: testRedisUrl() }),
-    });
+  const start = async (redisUrl = testRedisUrl()): Promise<SpawnedBot> => {
+    const bot = spawnBot({ env: spawnedBotEnv({ tg, sandbox, redisUrl }) });
     await bot.waitForLog(/bot started/, { timeoutMs: 30_000 });
     return bot;
   };
@@ -146,6 +146,71 @@ describe("an update in flight when the process is killed", () => {
     const quote = await user.nextMessage({ match: "Your bitcoin quote" });
     expect(quote.text).toContain("⚡ Fast");
     await second.kill("SIGTERM");
+  }, 90_000);
+
+  it("handled to the end, killed before its acknowledgement: handled again from the same state, nothing sent twice", async () => {
+    // Redis refuses the acknowledgement: the bot's Redis user loses the right to run scripts the moment Telegram
+    // receives the update's last message. (Written before the acknowledgement, the conversation would be a step
+    // ahead and take the re-handled update as the answer to its next question.)
+    const aclUser = "ack-crash";
+    const aclPassword = "ack-crash-secret";
+    await redis.acl("SETUSER", aclUser, "reset", "on", `>${aclPassword}`, "~*", "&*", "+@all");
+    const asAclUser = new URL(testRedisUrl());
+    asAclUser.username = aclUser;
+    asAclUser.password = aclPassword;
+    const first = await start(asAclUser.toString());
+    const user = tg.user({ id: 8311, first_name: "Ifeoma" });
+    const queue = keys.updateQueue(String(user.id));
+    const countries = await startSend(user);
+    await pressAndEdit(user, countries, /Nigeria/, /Which bank/);
+    const results = await typeAndRead(user, "gtb", /Banks matching/);
+    await pressAndEdit(user, results, "GTBANK PLC", /10-digit account number/);
+    await waitFor(async () => (await redis.llen(queue)) === 0, "the bank press to be acknowledged");
+    const conversationBefore = await redis.getBuffer(`conv:${user.id}`);
+    expect(conversationBefore?.length).toBeGreaterThan(0);
+
+    // Telegram holds the name check for 500 ms, time enough for Redis to stop running the bot's scripts.
+    let revoked: Promise<unknown> | undefined;
+    tg.faults.add({
+      method: "sendMessage",
+      chatId: user.id,
+      delayMs: 500,
+      when: (params) => {
+        if (revoked || !/belongs to/.test(String(params.text))) return false;
+        revoked = redis.acl("SETUSER", aclUser, "-@scripting");
+        return true;
+      },
+    });
+    await user.send("0149200000");
+    const nameCheck = await user.nextMessage({ match: /belongs to/ });
+    await first.waitForLog(/update inbox failed/, { timeoutMs: 15_000 });
+    await first.kill("SIGKILL");
+    await redis.acl("SETUSER", aclUser, "+@all");
+
+    // Nothing of the handling was committed: the update is still queued, the conversation as it was.
+    expect(await redis.llen(queue)).toBe(1);
+    expect((await redis.getBuffer(`conv:${user.id}`))?.equals(conversationBefore!)).toBe(true);
+
+    user.consumeAll();
+    const sentBefore = tg.callsTo("sendMessage").length;
+    const second = await start(testRedisUrl());
+    await waitFor(
+      async () => (await redis.llen(queue)) === 0,
+      "the next process to handle the update again and acknowledge it",
+    );
+    await tg.idle({ quietMs: 300, timeoutMs: 15_000 });
+    // Answered from the record: no second name check, and nothing else either.
+    const sentAgain = tg
+      .callsTo("sendMessage")
+      .slice(sentBefore)
+      .filter((call) => Number(call.params.chat_id) === user.id);
+    expect(sentAgain).toHaveLength(0);
+    expect(user.unconsumed()).toEqual([]);
+
+    const amount = await pressAndEdit(user, nameCheck, /Yes, that's them/, /How much/);
+    expect(amount.message_id).toBe(nameCheck.message_id);
+    await second.kill("SIGTERM");
+    await redis.acl("DELUSER", aclUser);
   }, 90_000);
 
   it("Confirm while the invoice is being sent: after restart the invoice and the status card arrive once", async () => {

@@ -1,8 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
 import { createStore, HeldWrites, keys, type Store } from "#src/store/index.js";
-import { freshRedis } from "../../support/redis.ts";
+import { BOTH_STORES } from "../../support/store-fixtures.ts";
 
 describe("HeldWrites", () => {
   it("collects the last write per key of one update; outside an update nothing is held", async () => {
@@ -49,10 +48,7 @@ describe("HeldWrites", () => {
 });
 
 // The bot's session and conversation storages as createStore builds them, on both stores.
-describe.each([
-  ["redis-server", () => freshRedis()],
-  ["in-memory stand-in", () => createMemoryRedis()],
-] as const)("chat state held for the acknowledgement on %s", (_name, connect) => {
+describe.each(BOTH_STORES)("chat state held for the acknowledgement on %s", (_name, connect) => {
   let redis: Redis;
   let store: Store;
   beforeAll(async () => {
