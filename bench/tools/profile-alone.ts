@@ -9,6 +9,7 @@ import { LocalTelegram } from "../lib/local-telegram.ts";
 import { startOurBot } from "../lib/our-bot.ts";
 import { type AloneContender, measureAlone } from "../lib/phases.ts";
 import { startBenchRedis } from "../lib/redis.ts";
+import { runJourneys } from "../lib/runner.ts";
 import { startSandboxProcess } from "../lib/sandbox-process.ts";
 import { createPeerBot } from "../peer/peer-bot.ts";
 
@@ -66,25 +67,31 @@ if (KIND === "cpu") {
   await session.post("Profiler.setSamplingInterval", { interval: STEP ? 50 : 100 });
 }
 if (STEP) await profileStep(session, contender(3_000_000)[0]!);
-if (KIND === "heap") await session.post("HeapProfiler.startSampling", HEAP_SAMPLING);
-else await session.post("Profiler.start");
-const [phase] = await measureAlone(contender(2_000_000), tg, bench.snapshot, { users: USERS, settleMs: 5 });
-const run = phase!.run;
-if (KIND === "heap") {
-  const { profile } = await session.post("HeapProfiler.stopSampling");
-  writeFileSync(OUT, JSON.stringify(profile));
-  printAllocations([profile.head], run.updates);
-} else {
-  const { profile } = await session.post("Profiler.stop");
-  writeFileSync(OUT, JSON.stringify(profile));
-}
-console.log(
-  `${BOT}: ${run.updates} updates, ${((run.cpuUserMs + run.cpuSystemMs) / run.updates).toFixed(3)} ms CPU per update (profiled), ${run.completedJourneys}/${USERS} journeys; ${KIND} profile in ${OUT}`,
-);
+else await profileRun(session);
 await ours.stop();
 await sandbox.stop();
 await bench.stop();
 process.exit(0);
+
+/** The whole one-at-a-time run in one profile, written to OUT (heap: also printed by function). */
+async function profileRun(session: Session): Promise<void> {
+  if (KIND === "heap") await session.post("HeapProfiler.startSampling", HEAP_SAMPLING);
+  else await session.post("Profiler.start");
+  const [phase] = await measureAlone(contender(2_000_000), tg, bench.snapshot, { users: USERS, settleMs: 5 });
+  const run = phase!.run;
+  const { profile } =
+    KIND === "heap" ? await session.post("HeapProfiler.stopSampling") : await session.post("Profiler.stop");
+  writeFileSync(OUT, JSON.stringify(profile));
+  if (KIND === "heap") printAllocations([(profile as { head: HeapNode }).head], run.updates);
+  console.log(
+    `${BOT}: ${run.updates} updates, ${((run.cpuUserMs + run.cpuSystemMs) / run.updates).toFixed(3)} ms CPU per update (profiled), ${run.completedJourneys}/${USERS} journeys; ${KIND} profile in ${OUT}`,
+  );
+}
+
+/** "name path:line", paths from node_modules/, src/ or bench/ on (as cpuprofile-summary.ts prints them). */
+function frameLabel(frame: { functionName: string; url: string; lineNumber: number }): string {
+  return `${frame.functionName || "(anonymous)"} ${frame.url.replace(/^.*\/(node_modules|src|bench)\//, "$1/")}:${frame.lineNumber + 1}`;
+}
 
 interface CpuNode {
   id: number;
@@ -97,7 +104,6 @@ interface CpuNode {
  * every step, side by side).
  */
 async function profileStep(session: Session, bot: AloneContender): Promise<void> {
-  const { runJourneys } = await import("../lib/runner.ts");
   const selfMs = new Map<string, number>();
   const bytesByStep = new Map<string, number[]>();
   const heads: HeapNode[] = [];
@@ -134,7 +140,7 @@ async function profileStep(session: Session, bot: AloneContender): Promise<void>
       profile.samples?.forEach((id, index) => {
         const frame = byId.get(id)?.callFrame;
         if (!frame || frame.functionName === "(idle)" || frame.url.startsWith("node:inspector")) return;
-        const label = `${frame.functionName || "(anonymous)"} ${frame.url.replace(/^.*\/(node_modules|src|bench)\//, "$1/")}:${frame.lineNumber + 1}`;
+        const label = frameLabel(frame);
         selfMs.set(label, (selfMs.get(label) ?? 0) + (profile.timeDeltas?.[index] ?? 0) / 1000);
       });
     },
@@ -159,7 +165,6 @@ async function profileStep(session: Session, bot: AloneContender): Promise<void>
     for (const [label, time] of [...selfMs].sort((a, b) => b[1] - a[1]).slice(0, 60))
       console.log(`${((1000 * time) / updates).toFixed(0).padStart(5)} µs  ${label}`);
   }
-  process.exit(0);
 }
 
 function sumSelf(node: HeapNode): number {
@@ -178,12 +183,12 @@ function printAllocations(heads: HeapNode[], updates: number): void {
   const byFunction = new Map<string, number>();
   let total = 0;
   const walk = (node: HeapNode) => {
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { url } = node.callFrame;
     const group =
       /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ??
       /\/(src|bench)\/[^/]+/.exec(url)?.[0] ??
       (url || "(native)");
-    const label = `${functionName || "(anonymous)"} ${url.replace(/^.*\/(node_modules|src|bench)\//, "$1/")}:${lineNumber + 1}`;
+    const label = frameLabel(node.callFrame);
     total += node.selfSize;
     byGroup.set(group, (byGroup.get(group) ?? 0) + node.selfSize);
     byFunction.set(label, (byFunction.get(label) ?? 0) + node.selfSize);
