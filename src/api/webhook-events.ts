@@ -51,6 +51,27 @@ const webhookEventSchema = z.union([
 ]);
 export type WebhookEvent = z.output<typeof webhookEventSchema>;
 
+/**
+ * The schema a body is checked against, chosen by its event name: the union would check a payment.sent body
+ * against payment.received's schema first, Transaction and all, only to fail on the name (a second full parse of
+ * every payment.sent). A body without a string name goes through the union, whose issues say what is missing.
+ */
+const schemaByEvent: ReadonlyMap<string, z.ZodType<WebhookEvent, unknown>> = new Map<
+  string,
+  z.ZodType<WebhookEvent, unknown>
+>([
+  ["ping", pingEvent],
+  ["payment.received", paymentReceivedEvent],
+  ["payment.sent", paymentSentEvent],
+  ["payment_link.settled", paymentLinkSettledEvent],
+]);
+
+function schemaFor(json: unknown): z.ZodType<WebhookEvent, unknown> {
+  const name = (json as { event?: unknown } | null)?.event;
+  if (typeof name !== "string") return webhookEventSchema;
+  return schemaByEvent.get(name) ?? unknownEvent;
+}
+
 type WebhookEventParseResult = { ok: true; event: WebhookEvent } | { ok: false; error: string };
 
 /**
@@ -66,7 +87,7 @@ export function parseWebhookEvent(input: unknown): WebhookEventParseResult {
       return { ok: false, error: "body is not JSON" };
     }
   }
-  const parsed = webhookEventSchema.safeParse(json);
+  const parsed = schemaFor(json).safeParse(json);
   if (parsed.success) return { ok: true, event: parsed.data };
   const known = (json as { event?: unknown } | null)?.event;
   const name = typeof known === "string" ? known : "(no event name)";
@@ -74,9 +95,10 @@ export function parseWebhookEvent(input: unknown): WebhookEventParseResult {
 }
 
 function describeIssues(error: z.ZodError, name: string): string {
-  // In a union error the branch for this event holds the useful issues.
+  // In the event union's error (a body without a name) the branch for this event holds the useful issues; a union
+  // deeper in (an amount as number or text) is reported where it is.
   const issues = error.issues.flatMap((issue) =>
-    issue.code === "invalid_union"
+    issue.code === "invalid_union" && issue.path.length === 0
       ? (issue.errors.find((branch) => !branch.some((sub) => sub.path[0] === "event")) ??
         issue.errors[0] ??
         [])

@@ -121,5 +121,15 @@ describe("parseWebhookEvent", () => {
       expect(broken.error).toContain("payment.received");
       expect(broken.error).toContain("data.amount");
     }
+    // Checked against its own event's schema: the issues are payment.sent's, the amount reported where it is.
+    const sent = parseWebhookEvent({
+      event: "payment.sent",
+      data: { id: "x", status: "SUCCESS", amount: true },
+    });
+    expect(sent).toEqual({
+      ok: false,
+      error:
+        "payment.sent: data.amount: Invalid input; data.currency: Invalid input: expected string, received undefined",
+    });
   });
 });

@@ -66,6 +66,21 @@ describe("NGN bank search", () => {
     }
   });
 
+  it("answers a repeated query as a fresh index does, at any limit, however many queries came between", () => {
+    const repeated = createBankSearch(banks);
+    const queries = ["gtb", "access", "first bank", "kudaa", "micro finance bank", `${"a".repeat(80)} bank`];
+    const fresh = (query: string, limit?: number) => createBankSearch(banks).search(query, limit);
+    for (const query of queries) expect(repeated.search(query)).toEqual(fresh(query));
+    // More distinct queries than one index keeps: the first ones are answered again, the same.
+    for (let index = 0; index < 300; index += 1) repeated.search(`bank ${index}`);
+    for (const query of queries) {
+      expect(repeated.search(query)).toEqual(fresh(query));
+      expect(repeated.search(query, 2)).toEqual(fresh(query, 2));
+      expect(repeated.search(query, 40)).toEqual(fresh(query, 40));
+    }
+    expect(repeated.search("bank", 40).length).toBeGreaterThan(20);
+  });
+
   it("ignores an alias whose bank is missing from the API's list", () => {
     const partial = createBankSearch(banks.filter((bank) => bank.nipBankCode !== "000013"));
     expect(partial.search("gtb").map((bank) => bank.bankName)).not.toContain("GTBANK PLC");
