@@ -5,7 +5,7 @@ import type { UpdateReads } from "./update-reads.ts";
 
 /**
  * A grammY storage adapter (read/write/delete) that keeps JSON deflated in Redis. Conversation state is a replay
- * log of updates and API results: it compresses about 5×, which is what keeps an active conversation within its
+ * log of updates and API results: it compresses about 3.5×, which is what keeps an active conversation within its
  * Redis budget.
  */
 const MARKER = 0x00;

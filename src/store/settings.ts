@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import { parseJson, readJson } from "./json.ts";
+import { parseJson } from "./json.ts";
 import type { UpdateReads } from "./update-reads.ts";
 
 /** What can be paused on its own: a payout country, or buying bitcoin. */
@@ -38,8 +38,14 @@ const settingsKeys = {
   dailyLimits: () => "settings:daily-limits",
 } as const;
 
-/** Read ahead by every update's first round trip (store/update-reads.ts): most payout and buy steps check it. */
-export const SETTINGS_READ_AHEAD: readonly string[] = [settingsKeys.maintenance()];
+/**
+ * Read ahead by every update's first round trip (store/update-reads.ts): most payout and buy steps check the
+ * maintenance switch, and every quote (the amount step) the daily limits.
+ */
+export const SETTINGS_READ_AHEAD: readonly string[] = [
+  settingsKeys.maintenance(),
+  settingsKeys.dailyLimits(),
+];
 
 export class SettingsRepository {
   constructor(
@@ -64,7 +70,11 @@ export class SettingsRepository {
 
   async dailyLimits(): Promise<DailyLimits> {
     const key = settingsKeys.dailyLimits();
-    return this.reads.read(key, async () => (await readJson(this.redis, key, dailyLimitsSchema)) ?? {});
+    return this.reads.read(key, async () => {
+      const seeded = this.reads.takeSeeded<string>(key);
+      const raw = seeded === undefined ? await this.redis.get(key) : seeded;
+      return parseJson(raw, dailyLimitsSchema) ?? {};
+    });
   }
 
   /** Set (or, with undefined, remove) one corridor's limit; the others are kept. */

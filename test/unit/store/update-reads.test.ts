@@ -108,6 +108,23 @@ describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
     await store.settings.setMaintenance({ paused: false });
   });
 
+  it("reads the daily limits ahead, as stored when the update began", async () => {
+    await store.settings.setDailyLimit("NG", 50_000_00);
+    resetSent();
+    const { run } = await store.updateReads.begin(state(706));
+    const seen = await run(async () => [
+      await store.settings.dailyLimits(),
+      await store.settings.dailyLimits(),
+    ]);
+    expectSent(["evalsha", "get"]);
+    expect(seen).toEqual([{ NG: 50_000_00 }, { NG: 50_000_00 }]);
+    await store.settings.setDailyLimit("NG", undefined);
+    resetSent();
+    const cleared = await store.updateReads.begin(state(706));
+    expect(await cleared.run(() => store.settings.dailyLimits())).toEqual({});
+    expectSent(["evalsha", "get"]);
+  });
+
   it("knows what is absent without asking again", async () => {
     resetSent();
     const { run } = await store.updateReads.begin(state(702));
