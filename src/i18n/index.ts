@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import i18next, { type i18n as I18n, type TFunction } from "i18next";
 import type { Logger } from "#src/log/logger.js";
+import { compiledT } from "./compiled-t.ts";
 import { DEFAULT_LANGUAGE, LANGUAGES, type LanguageCode } from "./languages.ts";
 
 export type { TFunction } from "i18next";
@@ -90,31 +91,12 @@ export async function createTranslator(options: {
     t: (language) => {
       let t = bound.get(language);
       if (!t) {
-        t = rememberPlainKeys(instance.getFixedT(language));
+        t = compiledT(instance, language, instance.getFixedT(language));
         bound.set(language, t);
       }
       return t;
     },
   };
-}
-
-/**
- * `t` of one language that looks a key up once when it is called without options (a label, a heading: most calls
- * while a screen is drawn). Resources do not change after start, so the text of such a call never does; calls with
- * options (interpolation, counts) go to i18next every time.
- */
-function rememberPlainKeys(t: TFunction): TFunction {
-  const plain = new Map<string, string>();
-  const translate = t as unknown as (...args: unknown[]) => unknown;
-  return ((key: unknown, ...rest: unknown[]) => {
-    if (rest.length > 0 || typeof key !== "string") return translate(key, ...rest);
-    let text = plain.get(key);
-    if (text === undefined) {
-      text = String(translate(key));
-      plain.set(key, text);
-    }
-    return text;
-  }) as unknown as TFunction;
 }
 
 /** Escape text for Telegram's HTML parse mode (user input and API values shown inside our messages). */
