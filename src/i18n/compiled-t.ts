@@ -4,9 +4,10 @@ import type { i18n as I18n, TFunction } from "i18next";
  * A `t` of one language that does i18next's work once per key instead of on every call. Resources do not change
  * after start, so:
  * - a key called without options reads the same text every time: it is looked up once;
- * - a key whose text in this language has only plain `{{name}}` placeholders, called with nothing but values for
- *   them, is split into parts once and filled in on each call — what i18next's interpolation does with
- *   `escapeValue: false`, without its lookup, fallback and regex passes (a status card makes a dozen such calls).
+ * - a key whose text in this language has only plain `{{name}}` placeholders, called with values (text or
+ *   numbers) for all of them and no option i18next reads itself, is split into parts once and filled in on each
+ *   call — what i18next's interpolation does with `escapeValue: false`, without its lookup, fallback and regex
+ *   passes (a status card makes a dozen such calls).
  * Everything else goes to i18next every time: plurals and contexts (`count`, `context`), nesting (`$t(…)`), a key
  * missing in this language (English fallback and its log line), a missing or non-scalar value, any other option.
  */
@@ -43,7 +44,7 @@ interface Template {
 }
 
 const PLACEHOLDER = /\{\{([A-Za-z0-9_]+)\}\}/g;
-/** Option names i18next reads itself: a call carrying one is i18next's to answer. */
+/** Option names i18next reads itself (and `defaultValue_<plural form>`): a call carrying one is i18next's to answer. */
 const I18NEXT_OPTIONS = new Set([
   "count",
   "context",
@@ -54,13 +55,23 @@ const I18NEXT_OPTIONS = new Set([
   "ns",
   "replace",
   "interpolation",
+  "skipInterpolation",
   "returnObjects",
   "returnDetails",
   "joinArrays",
   "postProcess",
   "keyPrefix",
   "fallbackLng",
+  "keySeparator",
+  "nsSeparator",
+  "appendNamespaceToMissingKey",
+  "appendNamespaceToCIMode",
+  "missingKeyNoValueFallbackToKey",
 ]);
+
+function readByI18next(option: string): boolean {
+  return I18NEXT_OPTIONS.has(option) || option.startsWith("defaultValue");
+}
 
 function compile(resource: unknown): Template | undefined {
   if (typeof resource !== "string" || resource.includes("$t(")) return undefined;
@@ -69,7 +80,7 @@ function compile(resource: unknown): Template | undefined {
   let last = 0;
   for (const match of resource.matchAll(PLACEHOLDER)) {
     const name = match[1] as string;
-    if (I18NEXT_OPTIONS.has(name)) return undefined;
+    if (readByI18next(name)) return undefined;
     parts.push(resource.slice(last, match.index));
     names.push(name);
     last = match.index + match[0].length;
@@ -81,9 +92,12 @@ function compile(resource: unknown): Template | undefined {
   return { parts, names };
 }
 
-/** The text with every placeholder filled, or undefined when the call is not one the template can answer. */
+/**
+ * The text with every placeholder filled, or undefined when the call is not one the template can answer. Values
+ * the text does not use are ignored, as i18next ignores them.
+ */
 function fill(template: Template, options: Record<string, unknown>): string | undefined {
-  for (const name of Object.keys(options)) if (!template.names.includes(name)) return undefined;
+  for (const name in options) if (readByI18next(name)) return undefined;
   let text = template.parts[0] as string;
   for (let index = 0; index < template.names.length; index += 1) {
     const value = options[template.names[index] as string];

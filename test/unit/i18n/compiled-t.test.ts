@@ -40,7 +40,12 @@ describe("compiledT", () => {
           [...names].map((name, index) => [name, index % 2 ? 1_250 + index : `<${name}&>`]),
         );
         const plural = key.replace(/_(zero|one|two|few|many|other)$/, "");
-        for (const options of [values, { ...values, count: 1 }, { ...values, count: 7 }]) {
+        for (const options of [
+          values,
+          { ...values, unused: "u" },
+          { ...values, count: 1 },
+          { ...values, count: 7 },
+        ]) {
           expect(ours(plural, options), `${code} ${plural} ${JSON.stringify(options)}`).toBe(
             theirs(plural, options),
           );
