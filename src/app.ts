@@ -7,7 +7,7 @@ import { handleWithCatch, startTelegram } from "./app/telegram.ts";
 import { createRateAlertChecker, type RateAlertChecker } from "./bot/account/alerts/checker.ts";
 import { createRepeatsJob } from "./bot/account/repeats/job.ts";
 import type { BotContext, BotDeps, OpsPorts } from "./bot/context.ts";
-import { createBot } from "./bot/create-bot.ts";
+import { createBot, firstReadsOf } from "./bot/create-bot.ts";
 import { allFeatures } from "./bot/features.ts";
 import { createMerchantFeed } from "./bot/merchant/feature.ts";
 import { type Alerts, createAlerts } from "./bot/ops/alerts/alerts.ts";
@@ -91,6 +91,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     repo: store.updates,
     recorder,
     handle: (update) => handleWithCatch(bot, update),
+    firstReads: firstReadsOf(bot, deps),
     logger,
     registry: metrics.registry,
     processes,

@@ -1,7 +1,7 @@
 import type { Bot, Context, Transformer } from "grammy";
 import type { Update } from "grammy/types";
 import type { Redis } from "ioredis";
-import { createBot } from "#src/bot/create-bot.js";
+import { createBot, firstReadsOf } from "#src/bot/create-bot.js";
 import type { Feature } from "#src/bot/features.js";
 import { ProcessRegistry } from "#src/store/index.js";
 import { createCallRecorder, createUpdateInbox } from "#src/updates/index.js";
@@ -43,12 +43,12 @@ export async function startOurBot(options: {
       ? [recorder.transformers.innermost, ...policy, recorder.transformers.outermost]
       : policy,
     features: options.features,
-  }) as unknown as Bot<Context>;
-  tg.attach(bot);
+  });
+  tg.attach(bot as unknown as Bot<Context>);
   if (options.inbox && bot.api.options) bot.api.options.fetch = recorder.fetch;
   if (!options.inbox) {
     return {
-      bot,
+      bot: bot as unknown as Bot<Context>,
       handle: async (update) => void (await bot.handleUpdate(update)),
       stop: async () => undefined,
     };
@@ -61,6 +61,7 @@ export async function startOurBot(options: {
     recorder,
     logger: built.deps.logger,
     concurrency: options.concurrency,
+    firstReads: firstReadsOf(bot, built.deps),
     handle: async (update) => {
       try {
         await bot.handleUpdate(update);
@@ -73,7 +74,7 @@ export async function startOurBot(options: {
   await processes.start();
   await inbox.start();
   return {
-    bot,
+    bot: bot as unknown as Bot<Context>,
     handle: (update) =>
       new Promise<void>((resolve) => {
         handled.set(update.update_id, resolve);

@@ -1,12 +1,13 @@
 import { conversations } from "@grammyjs/conversations";
-import { Bot, type Context, session, type Transformer } from "grammy";
-import type { UserFromGetMe } from "grammy/types";
+import { Bot, Context, session, type Transformer } from "grammy";
+import type { Update, UserFromGetMe } from "grammy/types";
+import type { FirstReads } from "#src/store/index.js";
 import { fallbackFeature } from "./account/fallback.ts";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.ts";
 import { allFeatures, type Feature } from "./features.ts";
 import { cancelFeature } from "./flow/cancel.ts";
 import { describeError } from "./flow/error-reply.ts";
-import { admitMiddleware } from "./middlewares/admit.ts";
+import { admission, admitMiddleware, type ChatStateKeys } from "./middlewares/admit.ts";
 import { i18nMiddleware } from "./middlewares/i18n.ts";
 import { identifyMiddleware } from "./middlewares/identify.ts";
 import {
@@ -44,6 +45,27 @@ function chatKey(ctx: Context): string | undefined {
   return ctx.chat?.id.toString() ?? ctx.from?.id.toString();
 }
 
+function chatStateKeys(ctx: Context): ChatStateKeys | undefined {
+  const key = chatKey(ctx);
+  return key === undefined ? undefined : { sessionKey: key, conversationKey: `${CONVERSATION_PREFIX}${key}` };
+}
+
+/**
+ * The reads the bot's admit step makes first for an update (its flood count, user, session, conversation state),
+ * for the update inbox to make with the update's lease when it starts the update at once (src/updates/inbox.ts).
+ */
+export function firstReadsOf(
+  bot: Bot<BotContext>,
+  deps: BotDeps,
+): (update: Update) => FirstReads | undefined {
+  const admissionOf = admission(deps, chatStateKeys);
+  return (update) => {
+    // A bare context: its sender and chat getters are all admit reads (they use neither the API nor botInfo).
+    const admitted = admissionOf(new Context(update, bot.api, undefined as unknown as UserFromGetMe));
+    return admitted && deps.store.updateReads.plan(admitted.read, admitted.limit);
+  };
+}
+
 export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotContext> {
   const bot = new Bot<BotContext>(options.token, {
     botInfo: options.botInfo,
@@ -67,14 +89,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     });
   }
 
-  bot.use(
-    admitMiddleware(deps, (ctx) => {
-      const key = chatKey(ctx);
-      return key === undefined
-        ? undefined
-        : { sessionKey: key, conversationKey: `${CONVERSATION_PREFIX}${key}` };
-    }),
-  );
+  bot.use(admitMiddleware(deps, chatStateKeys));
   bot.use(identifyMiddleware(deps));
   bot.use(
     session<SessionData, BotContext>({

@@ -130,7 +130,7 @@ export function createStore(redis: Redis): Store {
     buyMarks: new BuyMarkRepository(redis),
     alerts: new AlertRepository(redis),
     broadcasts: new BroadcastRepository(redis),
-    updates: new UpdateRepository(redis, heldWrites),
+    updates: new UpdateRepository(redis, heldWrites, undefined, updateReads),
     once: new OnceRepository(redis),
     updateReads,
     sessionStorage: (ttlSeconds) => new SessionStorage(redis, ttlSeconds, updateReads, heldWrites),

@@ -14,27 +14,45 @@ export interface IncomingLimit {
 export type IncomingVerdict = "allow" | "notify" | "drop";
 
 /**
- * The flood-control count of one update and the text its handling reads first. The window is fixed per user and
- * opens at the user's first update: INCR, and its TTL set on the first hit. Exactly one update per window sees
- * count = limit + 1, so exactly one notice is sent however hard the flood. A limit of 0 skips the count (ops are
- * not limited). The user and the session are read whatever the verdict.
+ * The flood-control count of one update and the text its handling reads first, as Lua (the begin script below, and
+ * the update inbox's record-and-acquire when it starts the update at once: store/update-scripts.ts). The window is
+ * fixed per user and opens at the user's first update: INCR, and its TTL set on the first hit. Exactly one update
+ * per window sees count = limit + 1, so exactly one notice is sent however hard the flood. A limit of 0 skips the
+ * count (ops are not limited). The user and the session are read whatever the verdict.
  *
- * KEYS: limit window, user, session, then the keys read ahead. ARGV: window ms, limit (0: not limited).
- * {verdict (0 allow, 1 notify, 2 drop), user, session, …read ahead}; an absent value comes back as nil (false on
- * local mode's stand-in).
+ * `keys(i)` and `args(i)` name the i-th key and argument of this part (1-based): KEYS limit window, user, session,
+ * then the keys read ahead; ARGV window ms, limit (0: not limited). `prelude` sets `verdict`; `values` lists
+ * verdict (0 allow, 1 notify, 2 drop), user, session, …read ahead, for the reply's table constructor (an absent
+ * value comes back as nil, false on local mode's stand-in, which cannot build the reply by index).
  */
-function beginScript(readAhead: number): LuaScript {
-  // The reply lists every GET in the table constructor: local mode's Lua stand-in cannot build it by index.
-  const reads = Array.from({ length: 2 + readAhead }, (_, index) => `redis.call('GET', KEYS[${index + 2}])`);
-  return new LuaScript(`
+export function firstReadsLua(
+  readAhead: number,
+  keys: (index: number) => string,
+  args: (index: number) => string,
+): { prelude: string; values: string } {
+  const reads = Array.from({ length: 2 + readAhead }, (_, index) => `redis.call('GET', ${keys(index + 2)})`);
+  return {
+    prelude: `
 local verdict = 0
-local limit = tonumber(ARGV[2])
+local limit = tonumber(${args(2)})
 if limit > 0 then
-  local count = redis.call('INCR', KEYS[1])
-  if count == 1 or redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+  local count = redis.call('INCR', ${keys(1)})
+  if count == 1 or redis.call('PTTL', ${keys(1)}) < 0 then redis.call('PEXPIRE', ${keys(1)}, ${args(1)}) end
   if count == limit + 1 then verdict = 1 elseif count > limit + 1 then verdict = 2 end
-end
-return {verdict, ${reads.join(", ")}}`);
+end`,
+    values: ["verdict", ...reads].join(", "),
+  };
+}
+
+/** KEYS and ARGV as firstReadsLua numbers them; {verdict, user, session, …read ahead}. */
+function beginScript(readAhead: number): LuaScript {
+  const { prelude, values } = firstReadsLua(
+    readAhead,
+    (index) => `KEYS[${index}]`,
+    (index) => `ARGV[${index}]`,
+  );
+  return new LuaScript(`${prelude}
+return {${values}}`);
 }
 
 const VERDICTS: readonly IncomingVerdict[] = ["allow", "notify", "drop"];
@@ -65,8 +83,26 @@ interface ReadScope {
   open: boolean;
 }
 
+/** An update's first reads: the keys and arguments of firstReadsLua, and the conversation state's key. */
+export interface FirstReads {
+  /** Limit window, user, session, then the keys read ahead. */
+  keys: string[];
+  /** Window ms, limit (0: not limited). */
+  args: [number, number];
+  conversationKey: string;
+}
+
+/** What the first reads answered: firstReadsLua's values, and the conversation state (read beside the script). */
+export interface FirstReadsAnswer {
+  reads: FirstReads;
+  values: [number, ...(string | null | false)[]];
+  conversation: Buffer | null;
+}
+
 export class UpdateReads {
   private readonly scope = new AsyncLocalStorage<ReadScope>();
+  /** First reads already made for the update being handled (by the inbox, with its record-and-acquire). */
+  private readonly readAlready = new AsyncLocalStorage<{ answer: FirstReadsAnswer; taken: boolean }>();
   private readonly firstReads: LuaScript;
 
   constructor(
@@ -77,33 +113,62 @@ export class UpdateReads {
     this.firstReads = beginScript(readAhead.length);
   }
 
+  /** How many keys every update reads ahead (the scripts that make the first reads are built for this count). */
+  get readAheadCount(): number {
+    return this.readAhead.length;
+  }
+
+  /** The first reads of an update from `read`'s sender and chat, counted against `limit` when given. */
+  plan(read: UpdateReadKeys, limit?: IncomingLimit): FirstReads {
+    return {
+      keys: [keys.incomingLimit(read.userId), keys.user(read.userId), read.sessionKey, ...this.readAhead],
+      args: [limit?.windowMs ?? 0, limit?.updates ?? 0],
+      conversationKey: read.conversationKey,
+    };
+  }
+
+  /**
+   * Handle an update whose first reads were made already (`answer`: the update inbox makes them in the round trip
+   * that records the update and takes its chat's lease, when it starts the update at once): the update's `begin`
+   * uses them instead of Redis when it asks for the same reads, once.
+   */
+  withAnswer<T>(answer: FirstReadsAnswer | undefined, handle: () => Promise<T>): Promise<T> {
+    return answer ? this.readAlready.run({ answer, taken: false }, handle) : handle();
+  }
+
   /**
    * Count the update against its sender's limit (when `limit` is given) and read the user, session and conversation;
    * `run` then handles the update with those cached. One round trip: the script and the read of the (binary,
    * deflated) conversation state leave together, as Lua would hand the bytes back as text on local mode's stand-in.
+   * None when the update inbox made these reads already (`withAnswer`).
    */
   async begin(
     read: UpdateReadKeys,
     limit?: IncomingLimit,
   ): Promise<{ verdict: IncomingVerdict; run<T>(handle: () => Promise<T>): Promise<T> }> {
-    const [answer, conversation] = await Promise.all([
-      this.firstReads.run(
-        this.redis,
-        [keys.incomingLimit(read.userId), keys.user(read.userId), read.sessionKey, ...this.readAhead],
-        [limit?.windowMs ?? 0, limit?.updates ?? 0],
-      ) as Promise<[number, ...(string | null | false)[]]>,
-      this.redis.getBuffer(read.conversationKey),
-    ]);
-    const [verdict, user, session] = answer;
+    const reads = this.plan(read, limit);
+    const already = this.readAlready.getStore();
+    let answer: FirstReadsAnswer;
+    if (already && !already.taken && sameReads(already.answer.reads, reads)) {
+      already.taken = true;
+      answer = already.answer;
+    } else {
+      const [values, conversation] = await Promise.all([
+        this.firstReads.run(this.redis, reads.keys, reads.args) as Promise<FirstReadsAnswer["values"]>,
+        this.redis.getBuffer(reads.conversationKey),
+      ]);
+      answer = { reads, values, conversation };
+    }
+    const [verdict, user, session] = answer.values;
     const values = new Map<string, unknown>([
       [keys.user(read.userId), parseUserRecord(user || null) satisfies UserRecord | undefined],
     ]);
     const seeded = new Map<string, string | Buffer | null>([
       [read.sessionKey, session || null],
-      [read.conversationKey, conversation],
+      [read.conversationKey, answer.conversation],
     ]);
     this.readAhead.forEach((key, index) => {
-      seeded.set(key, (answer[3 + index] as string | null | false) || null);
+      seeded.set(key, (answer.values[3 + index] as string | null | false) || null);
     });
     return {
       verdict: VERDICTS[verdict] ?? "drop",
@@ -168,4 +233,14 @@ export class UpdateReads {
     if (value === undefined) cached.delete(key);
     else cached.set(key, value);
   }
+}
+
+function sameReads(a: FirstReads, b: FirstReads): boolean {
+  return (
+    a.conversationKey === b.conversationKey &&
+    a.args[0] === b.args[0] &&
+    a.args[1] === b.args[1] &&
+    a.keys.length === b.keys.length &&
+    a.keys.every((key, index) => key === b.keys[index])
+  );
 }

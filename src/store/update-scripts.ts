@@ -1,4 +1,5 @@
 import { LuaScript } from "./script.ts";
+import { firstReadsLua } from "./update-reads.ts";
 
 /**
  * The update inbox's Lua scripts (store/updates.ts runs them). List entries are "<update_id>\n<update JSON>", so
@@ -56,6 +57,16 @@ export const ACQUIRE = new LuaScript(`${acquireFunction(
 )}
 return acquire()`);
 
+/** RECORD, then ACQUIRE for the chat, up to the lease's answer in `granted` (the two scripts below go on from it). */
+const RECORD_THEN_ACQUIRE = `${acquireFunction(
+  { lease: "KEYS[4]", queue: "KEYS[2]", ready: "KEYS[3]", fence: "KEYS[5]", tries: "KEYS[6]" },
+  { owner: "ARGV[4]", leaseMs: "ARGV[5]", alivePrefix: "ARGV[6]", chat: "ARGV[2]" },
+)}
+if not redis.call('SET', KEYS[1], '1', 'EX', ARGV[3], 'NX') then return {0} end
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[2])
+local granted = acquire()`;
+
 /**
  * RECORD, then ACQUIRE for the chat (a process that will handle the chat at once saves a round trip).
  * KEYS: seen marker, chat list, ready set, lease, fence counter, tries hash.
@@ -63,15 +74,32 @@ return acquire()`);
  * {0} already seen (no lease taken); {1, 0} recorded, the lease held by a live owner; {1, token, entry, attempt}
  * recorded and granted.
  */
-export const RECORD_AND_ACQUIRE = new LuaScript(`${acquireFunction(
-  { lease: "KEYS[4]", queue: "KEYS[2]", ready: "KEYS[3]", fence: "KEYS[5]", tries: "KEYS[6]" },
-  { owner: "ARGV[4]", leaseMs: "ARGV[5]", alivePrefix: "ARGV[6]", chat: "ARGV[2]" },
-)}
-if not redis.call('SET', KEYS[1], '1', 'EX', ARGV[3], 'NX') then return {0} end
-redis.call('RPUSH', KEYS[2], ARGV[1])
-redis.call('SADD', KEYS[3], ARGV[2])
-local granted = acquire()
+export const RECORD_AND_ACQUIRE = new LuaScript(`${RECORD_THEN_ACQUIRE}
 return {1, granted[1], granted[2], granted[3]}`);
+
+/**
+ * RECORD_AND_ACQUIRE, then, when the lease is granted with this very update at the head of its chat, the update's
+ * first reads (store/update-reads.ts `firstReadsLua`: its flood count, the user, the session, the keys read ahead),
+ * so the process that starts the update at once has them without another round trip. Built per count of keys read
+ * ahead (the reply is a table constructor: local mode's stand-in cannot build one by index).
+ * KEYS: RECORD_AND_ACQUIRE's, then limit window, user, session, …read ahead.
+ * ARGV: RECORD_AND_ACQUIRE's, then window ms, limit (0: not limited).
+ * RECORD_AND_ACQUIRE's answers; when it granted this update, {1, token, entry, attempt, verdict, user, session,
+ * …read ahead}.
+ */
+export function recordAcquireAndRead(readAhead: number): LuaScript {
+  const { prelude, values } = firstReadsLua(
+    readAhead,
+    (index) => `KEYS[${6 + index}]`,
+    (index) => `ARGV[${6 + index}]`,
+  );
+  return new LuaScript(`${RECORD_THEN_ACQUIRE}
+if granted[1] > 0 and granted[2] == ARGV[1] then
+${prelude}
+  return {1, granted[1], granted[2], granted[3], ${values}}
+end
+return {1, granted[1], granted[2], granted[3]}`);
+}
 
 /**
  * KEYS: lease, chat list, ready set, tries hash, recorded-calls hash, then the keys of the chat state the update

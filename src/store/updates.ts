@@ -1,6 +1,8 @@
 import type { Redis } from "ioredis";
 import type { HeldWrite, HeldWrites } from "./held-writes.ts";
 import { keys } from "./keys.ts";
+import type { LuaScript } from "./script.ts";
+import type { FirstReads, FirstReadsAnswer, UpdateReads } from "./update-reads.ts";
 import {
   ACK,
   ACQUIRE,
@@ -9,6 +11,7 @@ import {
   RELEASE,
   REMOVE,
   RENEW,
+  recordAcquireAndRead,
   SEEN_TTL_SECONDS,
 } from "./update-scripts.ts";
 
@@ -35,6 +38,8 @@ export interface Claim {
   json: string;
   /** How many times this update has been handed out, this time included. */
   attempt: number;
+  /** Its first reads, made with the record-and-acquire that granted it (`handling` hands them to the update). */
+  firstReads?: FirstReadsAnswer;
 }
 
 function inboxEntry(updateId: number, json: string): string {
@@ -50,13 +55,19 @@ export class UpdateRepository {
   /** The heartbeat key prefix as the server sees it (the script builds the lease owner's key from it). */
   private readonly alivePrefix: string;
 
+  /** RECORD_AND_ACQUIRE with the first reads, for the read-ahead count of `reads`. */
+  private readonly recordAcquireAndRead: LuaScript | undefined;
+
   constructor(
     private readonly redis: Redis,
     /** The chat-state writes (session, conversation) committed with an acknowledgement. */
     private readonly held: HeldWrites,
     private readonly leaseMs = 120_000,
+    /** The per-update read cache: with it, an update started at once gets its first reads with its lease. */
+    private readonly reads?: UpdateReads,
   ) {
     this.alivePrefix = `${redis.options.keyPrefix ?? ""}${keys.process("")}`;
+    this.recordAcquireAndRead = reads ? recordAcquireAndRead(reads.readAheadCount) : undefined;
   }
 
   /** Durably queue an update on its chat; false when this update_id was already recorded (a redelivery). */
@@ -72,33 +83,54 @@ export class UpdateRepository {
   /**
    * `record`, then `acquire` for `owner` in the same round trip: `claim` is the chat's head update (this one, or one
    * queued before it) when the lease was free; none when the update was already recorded or a live process (this
-   * one included) holds the lease.
+   * one included) holds the lease. With `firstReads` (UpdateReads.plan of this update), a claim of this very update
+   * carries them, made in the same script under the lease just granted (the conversation state read beside it).
    */
   async recordAndAcquire(
     chat: string,
     updateId: number,
     json: string,
     owner: string,
+    firstReads?: FirstReads,
   ): Promise<{ fresh: boolean; claim?: Claim }> {
-    const answer = (await RECORD_AND_ACQUIRE.run(
-      this.redis,
-      [
-        keys.updateSeen(updateId),
-        keys.updateQueue(chat),
-        keys.updatesReady(),
-        keys.updateLease(chat),
-        keys.updateFence(),
-        keys.updateTries(),
-      ],
-      [inboxEntry(updateId, json), chat, SEEN_TTL_SECONDS, owner, this.leaseMs, this.alivePrefix],
-    )) as [number, number?, string?, number?];
-    const [recorded, token, entry, attempt] = answer;
+    const inboxKeys = [
+      keys.updateSeen(updateId),
+      keys.updateQueue(chat),
+      keys.updatesReady(),
+      keys.updateLease(chat),
+      keys.updateFence(),
+      keys.updateTries(),
+    ];
+    const inboxArgs = [
+      inboxEntry(updateId, json),
+      chat,
+      SEEN_TTL_SECONDS,
+      owner,
+      this.leaseMs,
+      this.alivePrefix,
+    ];
+    let answer: [number, number?, string?, number?, ...FirstReadsAnswer["values"]];
+    let conversation: Buffer | null = null;
+    if (firstReads && this.recordAcquireAndRead) {
+      [answer, conversation] = await Promise.all([
+        this.recordAcquireAndRead.run(
+          this.redis,
+          [...inboxKeys, ...firstReads.keys],
+          [...inboxArgs, ...firstReads.args],
+        ) as Promise<typeof answer>,
+        this.redis.getBuffer(firstReads.conversationKey),
+      ]);
+    } else {
+      answer = (await RECORD_AND_ACQUIRE.run(this.redis, inboxKeys, inboxArgs)) as typeof answer;
+    }
+    const [recorded, token, entry, attempt, ...values] = answer;
     if (recorded !== 1) return { fresh: false };
     if (!token || token <= 0 || entry === undefined) return { fresh: true };
-    return {
-      fresh: true,
-      claim: { chat, token: Number(token), ...parseEntry(entry), attempt: Number(attempt) },
-    };
+    const claim: Claim = { chat, token: Number(token), ...parseEntry(entry), attempt: Number(attempt) };
+    if (firstReads && values.length > 0) {
+      claim.firstReads = { reads: firstReads, values: values as FirstReadsAnswer["values"], conversation };
+    }
+    return { fresh: true, claim };
   }
 
   /** Take the chat's lease and its head update; undefined when another live process holds it or nothing waits. */
@@ -125,6 +157,16 @@ export class UpdateRepository {
    */
   holdingStateWrites(handle: () => Promise<unknown>): Promise<HeldWrite[]> {
     return this.held.collect(handle);
+  }
+
+  /**
+   * Handle `claim`'s update with the first reads its claim carries, if any (UpdateReads.withAnswer): once, as they
+   * were when it was granted (handling the claim again reads Redis).
+   */
+  withFirstReads<T>(claim: Claim, handle: () => Promise<T>): Promise<T> {
+    const answer = claim.firstReads;
+    claim.firstReads = undefined;
+    return this.reads ? this.reads.withAnswer(answer, handle) : handle();
   }
 
   /**

@@ -3,6 +3,7 @@ import { Counter, type Registry } from "prom-client";
 import type { Logger } from "#src/log/logger.js";
 import {
   type Claim,
+  type FirstReads,
   type HeldWrite,
   type ProcessRegistry,
   StaleLeaseError,
@@ -27,6 +28,11 @@ interface InboxOptions {
   repo: UpdateRepository;
   recorder: CallRecorder;
   handle: (update: Update) => Promise<void>;
+  /**
+   * The first reads `handle` will make for an update (the bot's admit step: UpdateReads.plan), made with the
+   * record-and-acquire that starts it at once instead of in a round trip of their own.
+   */
+  firstReads?: (update: Update) => FirstReads | undefined;
   logger: Logger;
   registry?: Registry;
   /**
@@ -187,7 +193,9 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
     try {
       const update = JSON.parse(claim.json) as Update;
       return await repo.holdingStateWrites(() =>
-        recorder.run(claim.updateId, claim.attempt, () => options.handle(update)),
+        repo.withFirstReads(claim, () =>
+          recorder.run(claim.updateId, claim.attempt, () => options.handle(update)),
+        ),
       );
     } catch (error) {
       logger.error(
@@ -238,7 +246,13 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
             // This process would take the chat at once: record and take the lease in one round trip, and start on
             // the claim. `record` still resolves only once the update is recorded (and rejects if it was not).
             // A failure reaches the caller through `record`; the drain just ends.
-            const recording = repo.recordAndAcquire(chat, update.update_id, json, owner);
+            const recording = repo.recordAndAcquire(
+              chat,
+              update.update_id,
+              json,
+              owner,
+              options.firstReads?.(update),
+            );
             launch(chat, async () => (await recording.catch(() => undefined))?.claim);
             await recording;
             return { chat, update, json, fresh: false };

@@ -1,5 +1,6 @@
-import type { MiddlewareFn } from "grammy";
+import type { Context, MiddlewareFn } from "grammy";
 import type { BotContext, BotDeps } from "#src/bot/context.js";
+import type { IncomingLimit, UpdateReadKeys } from "#src/store/index.js";
 import { applyLanguage } from "./i18n.ts";
 
 /** Where the chat's session and conversation state live (the bot's session and conversation storage keys). */
@@ -22,22 +23,17 @@ export interface ChatStateKeys {
  */
 export function admitMiddleware(
   deps: BotDeps,
-  stateKeys: (ctx: BotContext) => ChatStateKeys | undefined,
+  stateKeys: (ctx: Context) => ChatStateKeys | undefined,
 ): MiddlewareFn<BotContext> {
+  const admissionOf = admission(deps, stateKeys);
   const limit = deps.config.incomingLimit;
-  const ops = new Set(deps.config.admin.userIds);
-  const opsChat = deps.config.admin.chatId;
   return async (ctx, next) => {
-    const userId = ctx.from?.id;
-    const state = stateKeys(ctx);
-    if (userId === undefined || state === undefined) return next();
-    const exempt = ops.has(userId) || (opsChat !== undefined && ctx.chat?.id === opsChat);
-    const { verdict, run } = await deps.store.updateReads.begin(
-      { userId, ...state },
-      exempt ? undefined : limit,
-    );
+    const admitted = admissionOf(ctx);
+    if (!admitted) return next();
+    const { verdict, run } = await deps.store.updateReads.begin(admitted.read, admitted.limit);
     if (verdict === "allow") return run(next);
     if (verdict === "drop") return;
+    const { userId } = admitted.read;
     deps.logger.info({ userId, limit }, "incoming flood: updates dropped until the window ends");
     await run(async () => {
       applyLanguage(ctx, deps, await deps.store.users.get(userId));
@@ -45,5 +41,26 @@ export function admitMiddleware(
       if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text });
       else if (ctx.chat?.type === "private") await ctx.reply(text);
     });
+  };
+}
+
+/**
+ * What admit reads first for an update and the limit it counts it against: undefined for an update with no sender
+ * or chat (neither limited nor read ahead). The update inbox asks the same of a bare context of the update
+ * (createBot's `firstReadsOf`) to make these reads with the update's lease.
+ */
+export function admission(
+  deps: BotDeps,
+  stateKeys: (ctx: Context) => ChatStateKeys | undefined,
+): (ctx: Context) => { read: UpdateReadKeys; limit?: IncomingLimit } | undefined {
+  const limit = deps.config.incomingLimit;
+  const ops = new Set(deps.config.admin.userIds);
+  const opsChat = deps.config.admin.chatId;
+  return (ctx) => {
+    const userId = ctx.from?.id;
+    const state = stateKeys(ctx);
+    if (userId === undefined || state === undefined) return undefined;
+    const exempt = ops.has(userId) || (opsChat !== undefined && ctx.chat?.id === opsChat);
+    return { read: { userId, ...state }, ...(exempt ? {} : { limit }) };
   };
 }

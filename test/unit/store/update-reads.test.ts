@@ -174,6 +174,121 @@ describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
     expect(await later).toBe("sw");
   });
 
+  it("makes an update's first reads with the record-and-acquire that starts it: one round trip for both", async () => {
+    await store.users.touch({ id: 801, firstName: "Funmi" });
+    await store.sessionStorage<{ screen: string }>(60).write("801", { screen: "menu" });
+    await store.conversationStorage<{ steps: number[] }>(60).write("conv:801", { steps: [4] });
+    await redis.set(keys.process("A"), "1", "PX", 5_000);
+    const limit = { updates: 20, windowMs: 10_000 };
+    const reads = store.updateReads.plan(state(801), limit);
+    // Another chat first: Redis caches the script (a first EVALSHA falls back to EVAL).
+    await store.updates.recordAndAcquire(
+      "800",
+      89,
+      '{"update_id":89}',
+      "A",
+      store.updateReads.plan(state(800)),
+    );
+    resetSent();
+    const { claim } = await store.updates.recordAndAcquire("801", 90, '{"update_id":90}', "A", reads);
+    expectSent(["evalsha", "get"]);
+    expect(claim?.firstReads).toBeDefined();
+    expect(await redis.get(keys.incomingLimit(801))).toBe("1");
+
+    resetSent();
+    const seen = await store.updates.withFirstReads(claim!, async () => {
+      const { verdict, run } = await store.updateReads.begin(state(801), limit);
+      return {
+        verdict,
+        ...(await run(async () => ({
+          user: await store.users.get(801),
+          session: await store.sessionStorage<{ screen: string }>(60).read("801"),
+          conversation: await store.conversationStorage<{ steps: number[] }>(60).read("conv:801"),
+          maintenance: await store.settings.maintenance(),
+        }))),
+      };
+    });
+    expectSent([]);
+    expect(seen).toMatchObject({
+      verdict: "allow",
+      user: { id: 801, firstName: "Funmi" },
+      session: { screen: "menu" },
+      conversation: { steps: [4] },
+      maintenance: { paused: false },
+    });
+    // Counted once: the update's own begin did not count it again.
+    expect(await redis.get(keys.incomingLimit(801))).toBe("1");
+
+    // Used once: the claim handled again, or a second begin, reads Redis.
+    resetSent();
+    await store.updates.withFirstReads(claim!, () => store.updateReads.begin(state(801), limit));
+    expectSent(["evalsha", "get"]);
+    const again = await store.updates.recordAndAcquire(
+      "804",
+      91,
+      '{"update_id":91}',
+      "A",
+      store.updateReads.plan(state(804), limit),
+    );
+    resetSent();
+    await store.updates.withFirstReads(again.claim!, async () => {
+      await store.updateReads.begin(state(804), limit);
+      await store.updateReads.begin(state(804), limit);
+    });
+    expectSent(["evalsha", "get"]);
+    // Other reads than those made (another limit) go to Redis.
+    const other = await store.updates.recordAndAcquire(
+      "805",
+      92,
+      '{"update_id":92}',
+      "A",
+      store.updateReads.plan(state(805), limit),
+    );
+    resetSent();
+    await store.updates.withFirstReads(other.claim!, () => store.updateReads.begin(state(805)));
+    expectSent(["evalsha", "get"]);
+  });
+
+  it("makes no first reads for a claim of an earlier update, nor when the chat is held", async () => {
+    await redis.set(keys.process("A"), "1", "PX", 5_000);
+    await redis.set(keys.process("B"), "1", "PX", 5_000);
+    const limit = { updates: 20, windowMs: 10_000 };
+    const reads = store.updateReads.plan(state(802), limit);
+    // An earlier update of the chat is queued (its process died after recording it): that one is claimed first.
+    await store.updates.record("802", 95, '{"update_id":95}');
+    const older = await store.updates.recordAndAcquire("802", 96, '{"update_id":96}', "A", reads);
+    expect(older.claim).toMatchObject({ updateId: 95 });
+    expect(older.claim?.firstReads).toBeUndefined();
+    // Held by a live process: recorded behind, nothing read or counted.
+    const held = await store.updates.recordAndAcquire("802", 97, '{"update_id":97}', "B", reads);
+    expect(held).toEqual({ fresh: true });
+    expect(await redis.exists(keys.incomingLimit(802))).toBe(0);
+  });
+
+  it("counts a flood's updates started at once like any other: one notice, then drops", async () => {
+    await redis.set(keys.process("A"), "1", "PX", 5_000);
+    const limit = { updates: 2, windowMs: 10_000 };
+    const verdicts: string[] = [];
+    for (let updateId = 100; updateId < 104; updateId += 1) {
+      const reads = store.updateReads.plan(state(803), limit);
+      const { claim } = await store.updates.recordAndAcquire(
+        "803",
+        updateId,
+        `{"update_id":${updateId}}`,
+        "A",
+        reads,
+      );
+      verdicts.push(
+        await store.updates.withFirstReads(
+          claim!,
+          async () => (await store.updateReads.begin(state(803), limit)).verdict,
+        ),
+      );
+      await store.updates.ack(claim!, "A");
+    }
+    expect(verdicts).toEqual(["allow", "allow", "notify", "drop"]);
+  });
+
   it("keeps each update's reads to itself", async () => {
     await store.users.touch({ id: 704, firstName: "Chidi" });
     await store.users.touch({ id: 705, firstName: "Dayo" });
