@@ -91,7 +91,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     repo: store.updates,
     recorder,
     handle: (update) => handleWithCatch(bot, update),
-    firstReads: firstReadsOf(bot, deps),
+    firstReads: firstReadsOf(bot.api, deps),
     logger,
     registry: metrics.registry,
     processes,

@@ -43,12 +43,12 @@ export async function startOurBot(options: {
       ? [recorder.transformers.innermost, ...policy, recorder.transformers.outermost]
       : policy,
     features: options.features,
-  });
-  tg.attach(bot as unknown as Bot<Context>);
+  }) as unknown as Bot<Context>;
+  tg.attach(bot);
   if (options.inbox && bot.api.options) bot.api.options.fetch = recorder.fetch;
   if (!options.inbox) {
     return {
-      bot: bot as unknown as Bot<Context>,
+      bot,
       handle: async (update) => void (await bot.handleUpdate(update)),
       stop: async () => undefined,
     };
@@ -61,7 +61,7 @@ export async function startOurBot(options: {
     recorder,
     logger: built.deps.logger,
     concurrency: options.concurrency,
-    firstReads: firstReadsOf(bot, built.deps),
+    firstReads: firstReadsOf(bot.api, built.deps),
     handle: async (update) => {
       try {
         await bot.handleUpdate(update);
@@ -74,7 +74,7 @@ export async function startOurBot(options: {
   await processes.start();
   await inbox.start();
   return {
-    bot: bot as unknown as Bot<Context>,
+    bot,
     handle: (update) =>
       new Promise<void>((resolve) => {
         handled.set(update.update_id, resolve);

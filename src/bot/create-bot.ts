@@ -1,5 +1,5 @@
 import { conversations } from "@grammyjs/conversations";
-import { Bot, Context, session, type Transformer } from "grammy";
+import { type Api, Bot, Context, session, type Transformer } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
 import type { FirstReads } from "#src/store/index.js";
 import { fallbackFeature } from "./account/fallback.ts";
@@ -54,14 +54,11 @@ function chatStateKeys(ctx: Context): ChatStateKeys | undefined {
  * The reads the bot's admit step makes first for an update (its flood count, user, session, conversation state),
  * for the update inbox to make with the update's lease when it starts the update at once (src/updates/inbox.ts).
  */
-export function firstReadsOf(
-  bot: Bot<BotContext>,
-  deps: BotDeps,
-): (update: Update) => FirstReads | undefined {
+export function firstReadsOf(api: Api, deps: BotDeps): (update: Update) => FirstReads | undefined {
   const admissionOf = admission(deps, chatStateKeys);
   return (update) => {
     // A bare context: its sender and chat getters are all admit reads (they use neither the API nor botInfo).
-    const admitted = admissionOf(new Context(update, bot.api, undefined as unknown as UserFromGetMe));
+    const admitted = admissionOf(new Context(update, api, undefined as unknown as UserFromGetMe));
     return admitted && deps.store.updateReads.plan(admitted.read, admitted.limit);
   };
 }

@@ -38,7 +38,7 @@ export interface Claim {
   json: string;
   /** How many times this update has been handed out, this time included. */
   attempt: number;
-  /** Its first reads, made with the record-and-acquire that granted it (`handling` hands them to the update). */
+  /** Its first reads, made with the record-and-acquire that granted it (`withFirstReads` hands them to the update). */
   firstReads?: FirstReadsAnswer;
 }
 
