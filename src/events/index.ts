@@ -104,11 +104,11 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       return parsed.ok ? { event: parsed.event.event, refs: webhookEventRefs(parsed.event) } : undefined;
     },
     deduper: deps.store.webhookDedupe,
-    accept: async (event, jobId) => {
+    accept: async (event, jobId, known) => {
       try {
         await ingest(
           { id: jobId ?? "inline", name: "webhook", data: event, attemptsMade: 0 },
-          { inline: true },
+          { inline: true, ...(known ? { known } : {}) },
         );
       } catch (error) {
         // The queue retries what could not be applied here (a Redis hiccup, an order only the API can name).

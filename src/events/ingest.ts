@@ -42,6 +42,12 @@ export interface EventRefs {
   hash?: string;
 }
 
+/** An order's text as the receiver read it already (null: absent), for ingest's lookup by that id. */
+export interface KnownOrderText {
+  orderId: string;
+  text: string | null;
+}
+
 type IngestOutcome = "applied" | "stale" | "no_transition" | "unknown_order" | "payment_link" | "ignored";
 
 /**
@@ -75,10 +81,13 @@ interface IngestDeps {
 export function createIngestProcessor(deps: IngestDeps) {
   const { store, logger } = deps;
 
-  /** `inline`: run by the receiver before it answers (no API calls: NeedsQueueError instead). */
+  /**
+   * `inline`: run by the receiver before it answers (no API calls: NeedsQueueError instead); `known`: the text of
+   * the order the event names, as the receiver read it (its lookup by id reads nothing).
+   */
   async function process(
     job: QueuedJob<IngestJobData>,
-    options: { inline?: boolean } = {},
+    options: { inline?: boolean; known?: KnownOrderText } = {},
   ): Promise<IngestOutcome> {
     const data = job.data;
     if (data.kind === "reconcile") {
@@ -91,7 +100,7 @@ export function createIngestProcessor(deps: IngestDeps) {
       return "ignored";
     }
     const raws = new Map<string, string>();
-    const order = await resolveOrder(event, payload, data.refs, raws, !options.inline);
+    const order = await resolveOrder(event, payload, data.refs, raws, !options.inline, options.known);
     if (!order) return handOver(data.envelope, data.receivedAt);
     const transition = transitionFromPaymentEvent(event, payload, order);
     if (!transition) return "no_transition";
@@ -146,11 +155,12 @@ export function createIngestProcessor(deps: IngestDeps) {
     refs: EventRefs,
     raws: Map<string, string>,
     mayAskApi: boolean,
+    known?: KnownOrderText,
   ): Promise<OrderRecord | undefined> {
     const facts = transactionFacts(payload);
     const reference = referenceOf(payload);
     const tried = new Set<string>();
-    let order = await lookup(tried, refs.orderId, refs.hash, undefined, raws);
+    let order = await lookup(tried, refs.orderId, refs.hash, undefined, raws, known);
     order ??= await lookup(tried, facts.orderId, facts.hash, facts.settledQuoteId, raws);
     // The sandbox's KES shape puts the quote hash in `reference`; the real one may use its own reference.
     if (!order && reference) order = await store.orders.findByHash(reference);
@@ -185,6 +195,7 @@ export function createIngestProcessor(deps: IngestDeps) {
     hash?: string,
     quoteId?: string,
     raws?: Map<string, string>,
+    known?: KnownOrderText,
   ): Promise<OrderRecord | undefined> {
     const fresh = (kind: string, value: string | undefined): value is string => {
       if (!value || tried.has(`${kind}:${value}`)) return false;
@@ -192,7 +203,7 @@ export function createIngestProcessor(deps: IngestDeps) {
       return true;
     };
     const byId = async (id: string) => {
-      const found = await store.orders.getWithRaw(id);
+      const found = await store.orders.getWithRaw(id, known?.orderId === id ? known.text : undefined);
       if (found) raws?.set(found.order.orderId, found.raw);
       return found?.order;
     };

@@ -3,7 +3,7 @@ import type { Logger } from "#src/log/logger.js";
 import type { Metrics, WebhookOutcome } from "#src/metrics.js";
 import type { EventDeduper } from "#src/store/index.js";
 import { dedupeDigest, dedupeIdentity } from "./dedupe.ts";
-import type { EventRefs, IngestJobData } from "./ingest.ts";
+import type { EventRefs, IngestJobData, KnownOrderText } from "./ingest.ts";
 import { jsonDepthExceeds } from "./json-depth.ts";
 import { checkWebhookSignature } from "./signature.ts";
 
@@ -28,9 +28,9 @@ interface ReceiverDeps {
   deduper: EventDeduper;
   /**
    * Records the event durably (its transition and outbox, or a queued ingest job); resolves once it is. `jobId`
-   * makes a queued job added once.
+   * makes a queued job added once. `order`: the text of the order the event names, read with the dedupe check.
    */
-  accept: (event: IngestJobData, jobId: string | undefined) => Promise<void>;
+  accept: (event: IngestJobData, jobId: string | undefined, order?: KnownOrderText) => Promise<void>;
   logger: Logger;
   metrics?: Metrics;
 }
@@ -86,7 +86,9 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
 
     const identity = dedupeIdentity(envelope.event, envelope.data);
     const digest = identity ? dedupeDigest(identity) : undefined;
-    if (digest && (await deps.deduper.seen(digest))) {
+    // The dedupe check also reads the order the event names: ingest's first read, in the same command.
+    const checked = digest ? await deps.deduper.seen(digest, parsed.refs.orderId) : undefined;
+    if (checked?.seen) {
       count(envelope.event, "duplicate");
       return answer(200, { status: "duplicate" });
     }
@@ -99,7 +101,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
     try {
       // Two deliveries of one event racing here apply it once (the transition is a compare-and-set) or queue one
       // job (add-once by job id).
-      await deps.accept(job, digest ? `wh-${digest}` : undefined);
+      await deps.accept(job, digest ? `wh-${digest}` : undefined, checked?.order);
       if (digest) await deps.deduper.remember(digest);
     } catch (error) {
       // Not recorded (or not remembered): a 5xx makes the sender retry, and the retry is recorded again.

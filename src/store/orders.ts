@@ -70,9 +70,13 @@ export class OrderRepository {
   /**
    * The order with the exact text it was read from: handed to `transition()`, it saves the read-before-write when
    * nothing changed the order meanwhile (the compare-and-set still checks; a stale text just costs the re-read).
+   * `read`: its text as the caller read it already (null: absent), instead of a read here.
    */
-  async getWithRaw(orderId: string): Promise<{ order: OrderRecord; raw: string } | undefined> {
-    const raw = await this.redis.get(keys.order(orderId));
+  async getWithRaw(
+    orderId: string,
+    read?: string | null,
+  ): Promise<{ order: OrderRecord; raw: string } | undefined> {
+    const raw = read === undefined ? await this.redis.get(keys.order(orderId)) : read;
     const order = parseJson(raw, orderRecordSchema);
     if (!raw || !order) return undefined;
     this.reads.wrote(lastText(orderId), raw);

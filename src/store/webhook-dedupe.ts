@@ -12,9 +12,17 @@ export class EventDeduper {
     private readonly ttlSeconds = 7 * 24 * 3600,
   ) {}
 
-  /** Whether this identity was queued before (within the TTL). */
-  async seen(digest: string): Promise<boolean> {
-    return (await this.redis.exists(keys.dedupe(digest))) === 1;
+  /**
+   * Whether this identity was queued before (within the TTL), and with `orderId` (the order the event names) that
+   * order's text as stored (null: absent), read in the same command: the first read of its ingest.
+   */
+  async seen(
+    digest: string,
+    orderId?: string,
+  ): Promise<{ seen: boolean; order?: { orderId: string; text: string | null } }> {
+    if (orderId === undefined) return { seen: (await this.redis.exists(keys.dedupe(digest))) === 1 };
+    const [mark, text] = await this.redis.mget(keys.dedupe(digest), keys.order(orderId));
+    return { seen: mark !== null, order: { orderId, text: text ?? null } };
   }
 
   /**
