@@ -30,6 +30,15 @@ describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
   const resetSent = () => {
     if (sent) sent.length = 0;
   };
+  /** Record an update of `userId`'s private chat and take its lease as process "A", with its first reads. */
+  const startAtOnce = (userId: number, updateId: number, limit?: { updates: number; windowMs: number }) =>
+    store.updates.recordAndAcquire(
+      String(userId),
+      updateId,
+      `{"update_id":${updateId}}`,
+      "A",
+      store.updateReads.plan(state(userId), limit),
+    );
   beforeAll(async () => {
     redis = await connect();
     store = createStore(redis);
@@ -92,36 +101,41 @@ describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
     expect(seen.conversation).toEqual({ steps: [1, 2, 3] });
   });
 
-  it("reads the maintenance switch ahead, as stored when the update began", async () => {
-    await store.settings.setMaintenance({ paused: true, message: "upgrade" });
+  it.each<{
+    name: string;
+    set(): Promise<unknown>;
+    read(): Promise<unknown>;
+    value: unknown;
+    clear(): Promise<unknown>;
+    cleared: unknown;
+  }>([
+    {
+      name: "the maintenance switch",
+      set: () => store.settings.setMaintenance({ paused: true, message: "upgrade" }),
+      read: () => store.settings.maintenance(),
+      value: { paused: true, message: "upgrade" },
+      clear: () => store.settings.setMaintenance({ paused: false }),
+      cleared: { paused: false },
+    },
+    {
+      name: "the daily limits",
+      set: () => store.settings.setDailyLimit("NG", 50_000_00),
+      read: () => store.settings.dailyLimits(),
+      value: { NG: 50_000_00 },
+      clear: () => store.settings.setDailyLimit("NG", undefined),
+      cleared: {},
+    },
+  ])("reads $name ahead, as stored when the update began", async ({ set, read, value, clear, cleared }) => {
+    await set();
     resetSent();
     const { run } = await store.updateReads.begin(state(705));
-    const seen = await run(async () => [
-      await store.settings.maintenance(),
-      await store.settings.maintenance(),
-    ]);
+    const seen = await run(async () => [await read(), await read()]);
     expectSent(["evalsha", "get"]);
-    expect(seen).toEqual([
-      { paused: true, message: "upgrade" },
-      { paused: true, message: "upgrade" },
-    ]);
-    await store.settings.setMaintenance({ paused: false });
-  });
-
-  it("reads the daily limits ahead, as stored when the update began", async () => {
-    await store.settings.setDailyLimit("NG", 50_000_00);
+    expect(seen).toEqual([value, value]);
+    await clear();
     resetSent();
-    const { run } = await store.updateReads.begin(state(706));
-    const seen = await run(async () => [
-      await store.settings.dailyLimits(),
-      await store.settings.dailyLimits(),
-    ]);
-    expectSent(["evalsha", "get"]);
-    expect(seen).toEqual([{ NG: 50_000_00 }, { NG: 50_000_00 }]);
-    await store.settings.setDailyLimit("NG", undefined);
-    resetSent();
-    const cleared = await store.updateReads.begin(state(706));
-    expect(await cleared.run(() => store.settings.dailyLimits())).toEqual({});
+    const after = await store.updateReads.begin(state(705));
+    expect(await after.run(read)).toEqual(cleared);
     expectSent(["evalsha", "get"]);
   });
 
@@ -180,17 +194,10 @@ describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
     await store.conversationStorage<{ steps: number[] }>(60).write("conv:801", { steps: [4] });
     await redis.set(keys.process("A"), "1", "PX", 5_000);
     const limit = { updates: 20, windowMs: 10_000 };
-    const reads = store.updateReads.plan(state(801), limit);
     // Another chat first: Redis caches the script (a first EVALSHA falls back to EVAL).
-    await store.updates.recordAndAcquire(
-      "800",
-      89,
-      '{"update_id":89}',
-      "A",
-      store.updateReads.plan(state(800)),
-    );
+    await startAtOnce(800, 89);
     resetSent();
-    const { claim } = await store.updates.recordAndAcquire("801", 90, '{"update_id":90}', "A", reads);
+    const { claim } = await startAtOnce(801, 90, limit);
     expectSent(["evalsha", "get"]);
     expect(claim?.firstReads).toBeDefined();
     expect(await redis.get(keys.incomingLimit(801))).toBe("1");
@@ -223,13 +230,7 @@ describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
     resetSent();
     await store.updates.withFirstReads(claim!, () => store.updateReads.begin(state(801), limit));
     expectSent(["evalsha", "get"]);
-    const again = await store.updates.recordAndAcquire(
-      "804",
-      91,
-      '{"update_id":91}',
-      "A",
-      store.updateReads.plan(state(804), limit),
-    );
+    const again = await startAtOnce(804, 91, limit);
     resetSent();
     await store.updates.withFirstReads(again.claim!, async () => {
       await store.updateReads.begin(state(804), limit);
@@ -237,13 +238,7 @@ describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
     });
     expectSent(["evalsha", "get"]);
     // Other reads than those made (another limit) go to Redis.
-    const other = await store.updates.recordAndAcquire(
-      "805",
-      92,
-      '{"update_id":92}',
-      "A",
-      store.updateReads.plan(state(805), limit),
-    );
+    const other = await startAtOnce(805, 92, limit);
     resetSent();
     await store.updates.withFirstReads(other.claim!, () => store.updateReads.begin(state(805)));
     expectSent(["evalsha", "get"]);
@@ -270,14 +265,7 @@ describe.each(BOTH_STORES)("UpdateReads on %s", (_name, connect) => {
     const limit = { updates: 2, windowMs: 10_000 };
     const verdicts: string[] = [];
     for (let updateId = 100; updateId < 104; updateId += 1) {
-      const reads = store.updateReads.plan(state(803), limit);
-      const { claim } = await store.updates.recordAndAcquire(
-        "803",
-        updateId,
-        `{"update_id":${updateId}}`,
-        "A",
-        reads,
-      );
+      const { claim } = await startAtOnce(803, updateId, limit);
       verdicts.push(
         await store.updates.withFirstReads(
           claim!,
