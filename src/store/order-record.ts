@@ -93,6 +93,8 @@ export const orderRecordSchema = z.object({
     .optional(),
 });
 export type OrderRecord = z.infer<typeof orderRecordSchema>;
+/** An order with the exact text it was read from (the guess of a compare-and-set). */
+export type OrderWithText = { order: OrderRecord; raw: string };
 export type NewOrder = Omit<OrderRecord, "stage" | "createdAt" | "updatedAt"> & { stage?: OrderStage };
 
 export interface OrderTransition {

@@ -7,6 +7,7 @@ import {
   type OrderRecord,
   type OrderStage,
   type OrderTransition,
+  type OrderWithText,
   orderRecordSchema,
   STAGE_RANK,
 } from "./order-record.ts";
@@ -72,10 +73,7 @@ export class OrderRepository {
    * nothing changed the order meanwhile (the compare-and-set still checks; a stale text just costs the re-read).
    * `read`: its text as the caller read it already (null: absent), instead of a read here.
    */
-  async getWithRaw(
-    orderId: string,
-    read?: string | null,
-  ): Promise<{ order: OrderRecord; raw: string } | undefined> {
+  async getWithRaw(orderId: string, read?: string | null): Promise<OrderWithText | undefined> {
     const raw = read === undefined ? await this.redis.get(keys.order(orderId)) : read;
     const order = parseJson(raw, orderRecordSchema);
     if (!raw || !order) return undefined;
