@@ -48,6 +48,25 @@ interface DeliveryDeps {
   lockRetryMs?: number;
   /** A notification that was in flight when a process died was not sent again (metrics). */
   onNotificationNotRepeated?: () => void;
+  now: () => number;
+  /**
+   * How long after Confirm a delivery waits for the confirm flow to record the status card it sent (or, when the
+   * flow's process died, for the recovery sweep to send and record one) before it sends a card itself.
+   */
+  flowCardWaitMs: number;
+}
+
+/** How soon a delivery that waits for the confirm flow's status card looks again. */
+const FLOW_CARD_RETRY_MS = 250;
+
+/**
+ * A confirmed order whose status card the confirm flow (or the recovery sweep) is still sending: the card is on the
+ * user's screen, or about to be, but not yet recorded on the order. A delivery that sent its own card now would put
+ * a second one under it; it waits instead, for `flowCardWaitMs` at most.
+ */
+function awaitingFlowCard(order: OrderRecord, now: number, waitMs: number): boolean {
+  if (!order.confirmedAt || order.deliveredAt || order.statusMessageId !== undefined) return false;
+  return now - Date.parse(order.confirmedAt) < waitMs;
 }
 
 export function createDeliveryProcessor(deps: DeliveryDeps) {
@@ -97,6 +116,8 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       await outbox.advance(orderId, last.seq);
       return "unreachable";
     }
+    if (awaitingFlowCard(order, deps.now(), deps.flowCardWaitMs))
+      throw new RetryLaterError(FLOW_CARD_RETRY_MS);
     const language = await deps.languageOf(order.userId, user);
     const view: View = { t: deps.translator.t(language), locale: intlLocale(language) };
     // A quote that expired before the user confirmed it never got a status card: its quote card says so, silently.

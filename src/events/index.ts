@@ -74,6 +74,9 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     }),
     processes,
     onNotificationNotRepeated: () => deps.metrics?.notifications.inc({ kind: "not_repeated" }),
+    now,
+    // The flow records its card within milliseconds; a dead flow's is sent by the recovery sweep after its grace.
+    flowCardWaitMs: 2 * (deps.recovery?.graceMs ?? DEFAULT_RECOVERY_OPTIONS.graceMs),
   });
   const deliveryConcurrency = deps.deliveryConcurrency ?? 16;
   const inline = createInlineDeliveries({

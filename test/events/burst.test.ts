@@ -34,7 +34,7 @@ describe("a burst of 1,000 events", () => {
     const placed: PlacedOrder[] = await inBatches(
       Array.from({ length: ORDERS }, (_, index) => FIRST_USER + index),
       20,
-      (userId) => h.placeOrder({ corridor: "NG", userId, card: false }),
+      (userId) => h.placeOrder({ corridor: "NG", userId, card: false, delivered: true }),
     );
 
     const first = h.newPipeline();

@@ -71,6 +71,29 @@ describe("exactly once, in order", () => {
     expect(texts[2]).toMatch(/delivered to/);
   });
 
+  it("an event that comes while the confirm flow is still sending its status card waits for that card: one card", async () => {
+    // Confirmed, its messages not yet recorded: the flow is between sending the status card and recording it.
+    const placed = await h.placeOrder({ corridor: "NG", userId: 3010, card: false });
+    await h.pay(placed);
+    await eventually(async () => (await stageOf(placed.order.orderId)) === "completed", "completed");
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(chatTexts(placed.user)).toEqual([]);
+
+    // The flow's card is recorded (what the payout flow's sendInvoice does): the waiting delivery edits that card.
+    const card = await h.telegram.sendMessage(placed.order.chatId, "the flow's status card");
+    await h.store.orders.annotate(placed.order.orderId, {
+      statusMessageId: card.message_id,
+      deliveredAt: new Date().toISOString(),
+    });
+    await settled(h, [placed.order.orderId]);
+    const texts = chatTexts(placed.user);
+    expect(texts).toHaveLength(3);
+    expect(placed.user.messages()[0]?.message_id).toBe(card.message_id);
+    expect(texts[0]).toMatch(/Completed/);
+    expect(texts[1]).toMatch(/Payment received/);
+    expect(texts[2]).toMatch(/delivered to/);
+  });
+
   it("payment.sent before payment.received: the card never moves back", async () => {
     const placed = await h.placeOrder({ corridor: "GH", userId: 3002 });
     const [received, sent] = await payCapturingWebhooks(placed, 2);

@@ -82,13 +82,17 @@ export interface Harness {
   pipeline: EventsPipeline;
   /** Build (not start) a pipeline and route the webhook endpoint to it. */
   newPipeline(overrides?: Partial<EventsPipelineDeps>): EventsPipeline;
-  /** `card: false` leaves the status card to the pipeline (as if the bot's first card had been lost). */
+  /**
+   * `card: false` leaves the status card to the pipeline: the confirm flow's messages never went out (the recovery
+   * sweep's case; a delivery waits for them a while), or with `delivered` they did and the card was lost since.
+   */
   placeOrder(spec: {
     corridor: Corridor;
     userId: number;
     fail?: boolean;
     confirmed?: boolean;
     card?: boolean;
+    delivered?: boolean;
   }): Promise<PlacedOrder>;
   pay(placed: PlacedOrder): Promise<void>;
   close(): Promise<void>;
@@ -196,7 +200,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return pipeline;
     },
 
-    async placeOrder({ corridor, userId, fail = false, confirmed = true, card: withCard = true }) {
+    async placeOrder({
+      corridor,
+      userId,
+      fail = false,
+      confirmed = true,
+      card: withCard = true,
+      delivered = false,
+    }) {
       const user = tg.user({ id: userId, first_name: `User ${userId}`, started: true });
       await store.users.touch({ id: userId, firstName: `User ${userId}`, telegramLanguage: "en" });
       const request: QuoteRequest =
@@ -241,7 +252,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       });
       const confirmedAt = new Date().toISOString();
       if (!withCard) {
-        const annotated = await store.orders.annotate(order.orderId, { confirmedAt });
+        const annotated = await store.orders.annotate(order.orderId, {
+          confirmedAt,
+          ...(delivered ? { deliveredAt: confirmedAt } : {}),
+        });
         return { order: annotated!, quote, user, card: undefined };
       }
       const t = translator.t("en");

@@ -86,6 +86,9 @@ describe("process roles", () => {
       recipientLabel: "GTBANK PLC ••0000 · ADA OBI",
       verificationCode: "🦊🍋",
       confirmedAt: new Date().toISOString(),
+      // The flow delivered its messages but the card is gone: the pipeline sends a new one (it waits for a card
+      // the flow is still sending, not for one that was lost).
+      deliveredAt: new Date().toISOString(),
       expiresAt: new Date(sandbox.now() + 3_600_000).toISOString(),
     });
 
