@@ -56,10 +56,7 @@ export type WebhookEvent = z.output<typeof webhookEventSchema>;
  * against payment.received's schema first, Transaction and all, only to fail on the name (a second full parse of
  * every payment.sent). A body without a string name goes through the union, whose issues say what is missing.
  */
-const schemaByEvent: ReadonlyMap<string, z.ZodType<WebhookEvent, unknown>> = new Map<
-  string,
-  z.ZodType<WebhookEvent, unknown>
->([
+const schemaByEvent = new Map<string, z.ZodType<WebhookEvent, unknown>>([
   ["ping", pingEvent],
   ["payment.received", paymentReceivedEvent],
   ["payment.sent", paymentSentEvent],

@@ -5,6 +5,7 @@ import { confirmationSteps, isPendingOnchain, transitionFromPaymentEvent } from 
 import {
   isTerminalStage,
   type OrderRecord,
+  type OrderText,
   type OrderTransition,
   type Outbox,
   type Store,
@@ -40,12 +41,6 @@ export type IngestJobData =
 export interface EventRefs {
   orderId?: string;
   hash?: string;
-}
-
-/** An order's text as the receiver read it already (null: absent), for ingest's lookup by that id. */
-export interface KnownOrderText {
-  orderId: string;
-  text: string | null;
 }
 
 type IngestOutcome = "applied" | "stale" | "no_transition" | "unknown_order" | "payment_link" | "ignored";
@@ -87,7 +82,7 @@ export function createIngestProcessor(deps: IngestDeps) {
    */
   async function process(
     job: QueuedJob<IngestJobData>,
-    options: { inline?: boolean; known?: KnownOrderText } = {},
+    options: { inline?: boolean; known?: OrderText } = {},
   ): Promise<IngestOutcome> {
     const data = job.data;
     if (data.kind === "reconcile") {
@@ -155,7 +150,7 @@ export function createIngestProcessor(deps: IngestDeps) {
     refs: EventRefs,
     raws: Map<string, string>,
     mayAskApi: boolean,
-    known?: KnownOrderText,
+    known?: OrderText,
   ): Promise<OrderRecord | undefined> {
     const facts = transactionFacts(payload);
     const reference = referenceOf(payload);
@@ -195,7 +190,7 @@ export function createIngestProcessor(deps: IngestDeps) {
     hash?: string,
     quoteId?: string,
     raws?: Map<string, string>,
-    known?: KnownOrderText,
+    known?: OrderText,
   ): Promise<OrderRecord | undefined> {
     const fresh = (kind: string, value: string | undefined): value is string => {
       if (!value || tried.has(`${kind}:${value}`)) return false;

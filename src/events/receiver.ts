@@ -1,9 +1,9 @@
 import type { HandlerResponse, RawRequest, RawRequestHandler } from "#src/http/server.js";
 import type { Logger } from "#src/log/logger.js";
 import type { Metrics, WebhookOutcome } from "#src/metrics.js";
-import type { EventDeduper } from "#src/store/index.js";
+import type { EventDeduper, OrderText } from "#src/store/index.js";
 import { dedupeDigest, dedupeIdentity } from "./dedupe.ts";
-import type { EventRefs, IngestJobData, KnownOrderText } from "./ingest.ts";
+import type { EventRefs, IngestJobData } from "./ingest.ts";
 import { jsonDepthExceeds } from "./json-depth.ts";
 import { checkWebhookSignature } from "./signature.ts";
 
@@ -30,7 +30,7 @@ interface ReceiverDeps {
    * Records the event durably (its transition and outbox, or a queued ingest job); resolves once it is. `jobId`
    * makes a queued job added once. `order`: the text of the order the event names, read with the dedupe check.
    */
-  accept: (event: IngestJobData, jobId: string | undefined, order?: KnownOrderText) => Promise<void>;
+  accept: (event: IngestJobData, jobId: string | undefined, order?: OrderText) => Promise<void>;
   logger: Logger;
   metrics?: Metrics;
 }

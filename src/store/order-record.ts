@@ -95,6 +95,8 @@ export const orderRecordSchema = z.object({
 export type OrderRecord = z.infer<typeof orderRecordSchema>;
 /** An order with the exact text it was read from (the guess of a compare-and-set). */
 export type OrderWithText = { order: OrderRecord; raw: string };
+/** An order's text as stored, read ahead by someone else (null: absent). */
+export type OrderText = { orderId: string; text: string | null };
 export type NewOrder = Omit<OrderRecord, "stage" | "createdAt" | "updatedAt"> & { stage?: OrderStage };
 
 export interface OrderTransition {

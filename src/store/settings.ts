@@ -55,12 +55,7 @@ export class SettingsRepository {
   ) {}
 
   async maintenance(): Promise<MaintenanceState> {
-    const key = settingsKeys.maintenance();
-    return this.reads.read(key, async () => {
-      const seeded = this.reads.takeSeeded<string>(key);
-      const raw = seeded === undefined ? await this.redis.get(key) : seeded;
-      return parseJson(raw, maintenanceSchema) ?? { paused: false };
-    });
+    return this.readAhead(settingsKeys.maintenance(), maintenanceSchema, { paused: false });
   }
 
   async setMaintenance(state: MaintenanceState): Promise<void> {
@@ -69,11 +64,15 @@ export class SettingsRepository {
   }
 
   async dailyLimits(): Promise<DailyLimits> {
-    const key = settingsKeys.dailyLimits();
+    return this.readAhead(settingsKeys.dailyLimits(), dailyLimitsSchema, {});
+  }
+
+  /** A setting of SETTINGS_READ_AHEAD: as the update's first round trip read it, else from Redis; once per update. */
+  private readAhead<T>(key: string, schema: z.ZodType<T>, absent: T): Promise<T> {
     return this.reads.read(key, async () => {
       const seeded = this.reads.takeSeeded<string>(key);
       const raw = seeded === undefined ? await this.redis.get(key) : seeded;
-      return parseJson(raw, dailyLimitsSchema) ?? {};
+      return parseJson(raw, schema) ?? absent;
     });
   }
 

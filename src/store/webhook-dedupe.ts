@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { keys } from "./keys.ts";
+import type { OrderText } from "./order-record.ts";
 
 /**
  * Webhooks already queued, by the digest of their identity (src/events/dedupe.ts says what makes two deliveries
@@ -16,10 +17,7 @@ export class EventDeduper {
    * Whether this identity was queued before (within the TTL), and with `orderId` (the order the event names) that
    * order's text as stored (null: absent), read in the same command: the first read of its ingest.
    */
-  async seen(
-    digest: string,
-    orderId?: string,
-  ): Promise<{ seen: boolean; order?: { orderId: string; text: string | null } }> {
+  async seen(digest: string, orderId?: string): Promise<{ seen: boolean; order?: OrderText }> {
     if (orderId === undefined) return { seen: (await this.redis.exists(keys.dedupe(digest))) === 1 };
     const [mark, text] = await this.redis.mget(keys.dedupe(digest), keys.order(orderId));
     return { seen: mark !== null, order: { orderId, text: text ?? null } };
