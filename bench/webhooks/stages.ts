@@ -13,8 +13,8 @@ export interface StageCost {
 }
 
 const STAGES = {
-  receive: "receive (signature, dedupe check with the order's read, mark)",
-  ingest: "ingest, before the 200 (transition, outbox)",
+  receive: "receive (signature, dedupe check with the order's read; the mark, set in ingest's script)",
+  ingest: "ingest, before the 200 (transition, outbox and mark in one script)",
   deliver: "deliver, after the 200 (lock, outbox, card edit, notification, cursor)",
 } as const;
 

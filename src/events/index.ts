@@ -1,7 +1,13 @@
 import { parseWebhookEvent } from "#src/api/index.js";
 import { ProcessRegistry } from "#src/store/index.js";
 import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
-import { createIngestProcessor, type IngestJobData, NeedsQueueError, webhookEventRefs } from "./ingest.ts";
+import {
+  createIngestProcessor,
+  type IngestJobData,
+  markedBy,
+  NeedsQueueError,
+  webhookEventRefs,
+} from "./ingest.ts";
 import { createInlineDeliveries } from "./inline-deliveries.ts";
 import { QUEUE_NAMES } from "./keys.ts";
 import { Notifier } from "./notifier.ts";
@@ -107,17 +113,19 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       return parsed.ok ? { event: parsed.event.event, refs: webhookEventRefs(parsed.event) } : undefined;
     },
     deduper: deps.store.webhookDedupe,
-    accept: async (event, jobId, known) => {
+    accept: async (event, jobId, known, mark) => {
       try {
-        await ingest(
+        const outcome = await ingest(
           { id: jobId ?? "inline", name: "webhook", data: event, attemptsMade: 0 },
-          { inline: true, ...(known ? { known } : {}) },
+          { inline: true, ...(known ? { known } : {}), ...(mark ? { mark } : {}) },
         );
+        return mark !== undefined && markedBy(outcome);
       } catch (error) {
         // The queue retries what could not be applied here (a Redis hiccup, an order only the API can name).
         if (!(error instanceof NeedsQueueError))
           logger.warn({ err: error }, "event not applied on receipt; queued for the ingest worker");
         await queues.ingest.add("webhook", event, jobId ? { jobId } : {});
+        return false;
       }
     },
     logger,

@@ -3,6 +3,7 @@ import type { Logger } from "#src/log/logger.js";
 import { transactionFacts } from "#src/orders/facts.js";
 import { confirmationSteps, isPendingOnchain, transitionFromPaymentEvent } from "#src/orders/mapping.js";
 import {
+  type DedupeMark,
   isTerminalStage,
   type OrderRecord,
   type OrderText,
@@ -78,11 +79,12 @@ export function createIngestProcessor(deps: IngestDeps) {
 
   /**
    * `inline`: run by the receiver before it answers (no API calls: NeedsQueueError instead); `known`: the text of
-   * the order the event names, as the receiver read it (its lookup by id reads nothing).
+   * the order the event names, as the receiver read it (its lookup by id reads nothing); `mark`: the webhook's
+   * dedupe mark, set with the outbox record (outcomes `markedBy` says), else left to the receiver.
    */
   async function process(
     job: QueuedJob<IngestJobData>,
-    options: { inline?: boolean; known?: OrderText } = {},
+    options: { inline?: boolean; known?: OrderText; mark?: DedupeMark } = {},
   ): Promise<IngestOutcome> {
     const data = job.data;
     if (data.kind === "reconcile") {
@@ -99,7 +101,7 @@ export function createIngestProcessor(deps: IngestDeps) {
     if (!order) return handOver(data.envelope, data.receivedAt);
     const transition = transitionFromPaymentEvent(event, payload, order);
     if (!transition) return "no_transition";
-    return apply(order.orderId, transition, event, raws.get(order.orderId));
+    return apply(order.orderId, transition, event, raws.get(order.orderId), options.mark);
   }
 
   async function apply(
@@ -108,34 +110,39 @@ export function createIngestProcessor(deps: IngestDeps) {
     source: string,
     /** The order's text as resolveOrder read it: the transition skips its own first read. */
     known?: string,
+    mark?: DedupeMark,
   ): Promise<IngestOutcome> {
     // The reconciler's follow-up rides in the transition's own script: when an order moves but is not finished, it
     // looks again later (a lost later webhook); an on-chain withdrawal short of its confirmations sooner.
+    // The states the user is to see ride in it too (the notification outbox), with the webhook's dedupe mark: a
+    // change is never written without them, and a sender's retry is a duplicate exactly once they are recorded.
+    // A paid stage reached with "payment received" never shown (both webhooks were lost and the reconciler found the
+    // order done) shows that stage first, so every stage that happened reaches the user once and in order. Blocks
+    // the check did not see one by one (two mined between polls) are still shown, each in order. The order's own
+    // state is recorded even when nothing changed here: a change /status wrote first (it records nothing) still
+    // reaches the user (the outbox only appends states the user has not been given).
     const result = await store.orders.transition(orderId, transition, {
       known,
       followUpAt: (next) =>
         isTerminalStage(next.stage) || next.stage === "awaiting_payment"
           ? undefined
           : deps.now() + (isPendingOnchain(next) ? deps.onchainPollMs : deps.followUpMs),
+      record: {
+        states: ({ order, previousConfirmations }) => [
+          ...(PAID_STAGES.has(order.stage)
+            ? [{ state: { stage: "payment_received" as const }, onlyAfter: "awaiting_payment" as const }]
+            : []),
+          ...confirmationSteps(previousConfirmations, order).map((state) => ({ state })),
+          { state: order },
+        ],
+        mark,
+      },
     });
     if (!result) {
       logger.warn({ orderId, source }, "transition for an order we do not have");
       return "unknown_order";
     }
-    const { order } = result;
-    // A paid stage reached with "payment received" never shown (its event's ingest died between transition() and
-    // the record, or both webhooks were lost and the reconciler found the order done): show that stage first, so
-    // every stage that happened reaches the user once and in order. Blocks the check did not see one by one (two
-    // mined between polls) are still shown, each in order. The order's own state is recorded even when `changed` is
-    // false: a retry after a crash between transition() and here must still reach the user (the outbox only appends
-    // states the user has not been given). All in one round trip.
-    const appended = await deps.outbox.recordAll(orderId, [
-      ...(PAID_STAGES.has(order.stage)
-        ? [{ state: { stage: "payment_received" as const }, onlyAfter: "awaiting_payment" as const }]
-        : []),
-      ...confirmationSteps(result.previousConfirmations, order).map((state) => ({ state })),
-      { state: order },
-    ]);
+    const { order, appended } = result;
     // After the records above: the outbox (and its due set) holds the work, so a crash from here on loses nothing.
     // Nothing new appended: whatever is still undelivered is in the due set already, and its sweep's business.
     if (appended > 0) deps.deliverSoon(orderId, order.userId);
@@ -232,6 +239,11 @@ export function createIngestProcessor(deps: IngestDeps) {
   }
 
   return process;
+}
+
+/** Whether an ingest run that ended so set the dedupe mark it was given (with its outbox record). */
+export function markedBy(outcome: IngestOutcome): boolean {
+  return outcome === "applied" || outcome === "stale";
 }
 
 /** The order id and quote hash of a validated event (what the receiver queues with it). */

@@ -1,7 +1,7 @@
 import type { HandlerResponse, RawRequest, RawRequestHandler } from "#src/http/server.js";
 import type { Logger } from "#src/log/logger.js";
 import type { Metrics, WebhookOutcome } from "#src/metrics.js";
-import type { EventDeduper, OrderText } from "#src/store/index.js";
+import type { DedupeMark, EventDeduper, OrderText } from "#src/store/index.js";
 import { dedupeDigest, dedupeIdentity } from "./dedupe.ts";
 import type { EventRefs, IngestJobData } from "./ingest.ts";
 import { jsonDepthExceeds } from "./json-depth.ts";
@@ -27,10 +27,16 @@ interface ReceiverDeps {
   parseEvent: (json: unknown) => { event: string; refs: EventRefs } | undefined | null;
   deduper: EventDeduper;
   /**
-   * Records the event durably (its transition and outbox, or a queued ingest job); resolves once it is. `jobId`
-   * makes a queued job added once. `order`: the text of the order the event names, read with the dedupe check.
+   * Records the event durably (its transition and outbox, or a queued ingest job); resolves once it is, with
+   * whether `mark` (the event's dedupe mark) was set in the same write. `jobId` makes a queued job added once.
+   * `order`: the text of the order the event names, read with the dedupe check.
    */
-  accept: (event: IngestJobData, jobId: string | undefined, order?: OrderText) => Promise<void>;
+  accept: (
+    event: IngestJobData,
+    jobId: string | undefined,
+    order?: OrderText,
+    mark?: DedupeMark,
+  ) => Promise<boolean>;
   logger: Logger;
   metrics?: Metrics;
 }
@@ -101,8 +107,9 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
     try {
       // Two deliveries of one event racing here apply it once (the transition is a compare-and-set) or queue one
       // job (add-once by job id).
-      await deps.accept(job, digest ? `wh-${digest}` : undefined, checked?.order);
-      if (digest) await deps.deduper.remember(digest);
+      const mark = digest ? deps.deduper.mark(digest) : undefined;
+      const marked = await deps.accept(job, digest ? `wh-${digest}` : undefined, checked?.order, mark);
+      if (digest && !marked) await deps.deduper.remember(digest);
     } catch (error) {
       // Not recorded (or not remembered): a 5xx makes the sender retry, and the retry is recorded again.
       count(envelope.event, "error");

@@ -1,8 +1,7 @@
 import type { Redis } from "ioredis";
-import { parseJson } from "./json.ts";
 import { keys } from "./keys.ts";
 import { type HeldLock, holdLock, type LockOptions, lockToken, lockTtlMs, takeOverIfDead } from "./locks.ts";
-import { type OrderRecord, orderRecordSchema } from "./order-record.ts";
+import { type OrderRecord, parseOrderText } from "./order-record.ts";
 import type { OrderRepository } from "./orders.ts";
 import { type Outbox, type PendingEntries, parsePending, readPendingLua } from "./outbox.ts";
 import { LuaScript } from "./script.ts";
@@ -66,7 +65,7 @@ export class DeliveryClaims {
     )) as unknown[];
     if (reply[0] === 1) {
       const lock = holdLock(this.redis, key, token, ttlMs);
-      const order = parseJson(reply[4] as string | null, orderRecordSchema);
+      const order = parseOrderText(reply[4] as string | null);
       return {
         lock,
         pending: parsePending(reply[1], reply[2], reply[3]),

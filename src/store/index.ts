@@ -110,8 +110,8 @@ export function createStore(redis: Redis): Store {
   const updateReads = new UpdateReads(redis, SETTINGS_READ_AHEAD);
   const heldWrites = new HeldWrites();
   const users = new UserRepository(redis, updateReads);
-  const orders = new OrderRepository(redis, updateReads);
   const outbox = new Outbox(redis);
+  const orders = new OrderRepository(redis, updateReads, outbox);
   return {
     users,
     orders,

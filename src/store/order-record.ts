@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseJson } from "./json.ts";
 
 /**
  * What we remember per order, so webhook events, the reconciler and /status can find the owner's chat and edit
@@ -93,6 +94,15 @@ export const orderRecordSchema = z.object({
     .optional(),
 });
 export type OrderRecord = z.infer<typeof orderRecordSchema>;
+/** What `OrderRepository.transition` did. */
+export interface TransitionResult {
+  order: OrderRecord;
+  /** False when the transition was stale (lower stage, fewer confirmations) or a duplicate. */
+  changed: boolean;
+  previousStage: OrderStage;
+  /** The confirmation count before the transition (on-chain orders), so every block in between can be shown. */
+  previousConfirmations?: number;
+}
 /** An order with the exact text it was read from (the guess of a compare-and-set). */
 export type OrderWithText = { order: OrderRecord; raw: string };
 /** An order's text as stored, read ahead by someone else (null: absent). */
@@ -105,4 +115,37 @@ export interface OrderTransition {
   txid?: string;
   payoutReference?: string;
   failureReason?: string;
+}
+
+/**
+ * Order texts this process parsed or wrote lately, with their records. One webhook event reads its order's text,
+ * compares-and-sets the same text and reads the text it wrote back with the delivery's claim: the schema runs once
+ * for the three. Keyed by the exact text, so a record is only ever the parse of what Redis holds; records are deeply
+ * frozen because every reader of that text shares them.
+ */
+const ORDER_TEXTS_KEPT = 512;
+const orderTexts = new Map<string, OrderRecord>();
+
+/** An order's stored text → its record (undefined: absent, corrupt or outdated). */
+export function parseOrderText(raw: string | null | undefined): OrderRecord | undefined {
+  if (raw === null || raw === undefined) return undefined;
+  const known = orderTexts.get(raw);
+  if (known) return known;
+  const order = parseJson(raw, orderRecordSchema);
+  if (order) keepOrderText(raw, order);
+  return order;
+}
+
+/** Note the text just written for `order` (its record is then frozen: the caller shares it from here on). */
+export function keepOrderText(text: string, order: OrderRecord): void {
+  if (orderTexts.size >= ORDER_TEXTS_KEPT) orderTexts.delete(orderTexts.keys().next().value as string);
+  orderTexts.set(text, deepFreeze(order));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

@@ -1,27 +1,19 @@
 import type { Redis } from "ioredis";
-import { parseJson } from "./json.ts";
 import { keys } from "./keys.ts";
 import {
   isTerminalStage,
+  keepOrderText,
   type NewOrder,
   type OrderRecord,
-  type OrderStage,
   type OrderTransition,
   type OrderWithText,
-  orderRecordSchema,
-  STAGE_RANK,
+  parseOrderText,
+  type TransitionResult,
 } from "./order-record.ts";
-import { LuaScript } from "./script.ts";
+import { applyTransition, COMPARE_AND_SET, COMPARE_AND_SET_THEN_RECORD } from "./order-transition.ts";
+import { type Outbox, type RecordedStates, recordCall } from "./outbox.ts";
 import type { UpdateReads } from "./update-reads.ts";
-
-interface TransitionResult {
-  order: OrderRecord;
-  /** False when the transition was stale (lower stage, fewer confirmations) or a duplicate. */
-  changed: boolean;
-  previousStage: OrderStage;
-  /** The confirmation count before the transition (on-chain orders), so every block in between can be shown. */
-  previousConfirmations?: number;
-}
+import type { DedupeMark } from "./webhook-dedupe.ts";
 
 /** Orders live for 90 days after their last change; history keeps the newest 500 per user. */
 const ORDER_TTL_SECONDS = 90 * 24 * 3600;
@@ -38,6 +30,7 @@ export class OrderRepository {
   constructor(
     private readonly redis: Redis,
     private readonly reads: UpdateReads,
+    private readonly outbox: Outbox,
   ) {}
 
   async create(input: NewOrder): Promise<OrderRecord> {
@@ -50,6 +43,7 @@ export class OrderRepository {
     };
     const score = Date.parse(now);
     const text = JSON.stringify(order);
+    keepOrderText(text, order);
     await this.redis
       .multi()
       .set(keys.order(order.orderId), text, "EX", ORDER_TTL_SECONDS)
@@ -75,7 +69,7 @@ export class OrderRepository {
    */
   async getWithRaw(orderId: string, read?: string | null): Promise<OrderWithText | undefined> {
     const raw = read === undefined ? await this.redis.get(keys.order(orderId)) : read;
-    const order = parseJson(raw, orderRecordSchema);
+    const order = parseOrderText(raw);
     if (!raw || !order) return undefined;
     this.reads.wrote(lastText(orderId), raw);
     return { order, raw };
@@ -108,9 +102,7 @@ export class OrderRepository {
   async getMany(orderIds: string[]): Promise<OrderRecord[]> {
     if (orderIds.length === 0) return [];
     const raws = await this.redis.mget(...orderIds.map((id) => keys.order(id)));
-    return raws
-      .map((raw) => parseJson(raw, orderRecordSchema))
-      .filter((order): order is OrderRecord => !!order);
+    return raws.map((raw) => parseOrderText(raw)).filter((order): order is OrderRecord => !!order);
   }
 
   /** Orders not yet in a terminal stage whose expected time (expiry) is before `beforeMs`. */
@@ -195,8 +187,9 @@ export class OrderRepository {
   }
 
   /**
-   * Apply a transition atomically and monotonically: a stage never moves back, a terminal stage never changes,
-   * confirmations only grow. Returns changed=false for stale or duplicate transitions.
+   * Apply a transition atomically and monotonically (store/order-transition.ts). Returns changed=false for stale or
+   * duplicate transitions. With `record`, the states it gives for the outcome are recorded in the outbox in the same
+   * script as the change (or alone when nothing changed), and `appended` says how many were new.
    */
   async transition(
     orderId: string,
@@ -209,92 +202,74 @@ export class OrderRepository {
        * the change, with its attempt count reset (an order that moved is not stuck).
        */
       followUpAt?: (order: OrderRecord) => number | undefined;
+      record?: { states: (result: TransitionResult) => RecordedStates; mark?: DedupeMark | undefined };
     } = {},
-  ): Promise<TransitionResult | undefined> {
-    let previousStage: OrderStage = "awaiting_payment";
-    let previousConfirmations: number | undefined;
-    const result = await this.mutate(orderId, options.known, options.followUpAt, (order) => {
-      previousStage = order.stage;
-      previousConfirmations = order.confirmations;
-      const next = { ...order };
-      let changed = false;
-      if (update.stage && update.stage !== order.stage) {
-        const forward = !isTerminalStage(order.stage) && STAGE_RANK[update.stage] > STAGE_RANK[order.stage];
-        const expiryAllowed = update.stage !== "expired" || order.stage === "awaiting_payment";
-        if (forward && expiryAllowed) {
-          next.stage = update.stage;
-          changed = true;
-        }
-      }
-      if (update.confirmations !== undefined && update.confirmations > (order.confirmations ?? -1)) {
-        if (!isTerminalStage(order.stage) || next.stage === "completed") {
-          next.confirmations = update.confirmations;
-          changed = true;
-        }
-      }
-      for (const field of ["txid", "payoutReference", "failureReason"] as const) {
-        const value = update[field];
-        if (value && !order[field] && (changed || !isTerminalStage(order.stage))) {
-          next[field] = value;
-          changed = true;
-        }
-      }
-      return { order: next, changed };
+  ): Promise<(TransitionResult & { appended: number }) | undefined> {
+    let previous: Pick<TransitionResult, "previousStage" | "previousConfirmations"> | undefined;
+    const outcome = (order: OrderRecord, changed: boolean): TransitionResult => ({
+      order,
+      changed,
+      previousStage: previous?.previousStage ?? "awaiting_payment",
+      ...(previous?.previousConfirmations === undefined
+        ? {}
+        : { previousConfirmations: previous.previousConfirmations }),
     });
+    const { record } = options;
+    const result = await this.mutate(
+      orderId,
+      options.known,
+      options.followUpAt,
+      (order) => {
+        previous = { previousStage: order.stage, previousConfirmations: order.confirmations };
+        return applyTransition(order, update);
+      },
+      record && ((order) => recordCall(orderId, record.states(outcome(order, true)), record)),
+    );
     if (!result) return undefined;
-    return {
-      ...result,
-      previousStage,
-      ...(previousConfirmations === undefined ? {} : { previousConfirmations }),
-    };
+    const done = outcome(result.order, result.changed);
+    if (!record || result.appended !== undefined) return { ...done, appended: result.appended ?? 0 };
+    const appended = await this.outbox.recordAll(orderId, record.states(done), record);
+    return { ...done, appended };
   }
 
   /**
    * Optimistic read-modify-write: compute in JS, then compare-and-set in Lua. (WATCH is per connection and this
-   * client is shared by concurrent handlers, so it cannot be used safely here.)
+   * client is shared by concurrent handlers, so it cannot be used safely here.) `record`: the outbox record the
+   * change makes in the same script (store/order-transition.ts); `appended` is its count.
    */
   private async mutate(
     orderId: string,
     known: string | undefined,
     followUpAt: ((order: OrderRecord) => number | undefined) | undefined,
     change: (order: OrderRecord) => { order: OrderRecord; changed: boolean },
-  ): Promise<{ order: OrderRecord; changed: boolean } | undefined> {
+    record?: (order: OrderRecord) => { keys: string[]; args: Array<string | number> },
+  ): Promise<{ order: OrderRecord; changed: boolean; appended?: number } | undefined> {
     const key = keys.order(orderId);
     for (let attempt = 0; attempt < 50; attempt += 1) {
       const raw = attempt === 0 && known !== undefined ? known : await this.redis.get(key);
-      const current = parseJson(raw, orderRecordSchema);
+      const current = parseOrderText(raw);
       if (!raw || !current) return undefined;
       const { order, changed } = change(current);
       if (!changed) return { order: current, changed: false };
       order.updatedAt = new Date().toISOString();
       const text = JSON.stringify(order);
-      const args = [raw, text, ORDER_TTL_SECONDS, isTerminalStage(order.stage) ? "1" : "0", orderId];
-      const followUp = followUpAt?.(order);
-      const swapped = await COMPARE_AND_SET.run(
-        this.redis,
-        [key, keys.ordersOpen(), keys.reconcileAttempts(orderId)],
-        followUp === undefined ? args : [...args, followUp],
-      );
-      if (swapped === 1) {
+      const terminal = isTerminalStage(order.stage) ? "1" : "0";
+      const args = [raw, text, ORDER_TTL_SECONDS, terminal, orderId, followUpAt?.(order) ?? ""];
+      const orderKeys = [key, keys.ordersOpen(), keys.reconcileAttempts(orderId)];
+      const also = record?.(order);
+      const answer = also
+        ? await COMPARE_AND_SET_THEN_RECORD.run(
+            this.redis,
+            [...orderKeys, ...also.keys],
+            [...args, ...also.args],
+          )
+        : await COMPARE_AND_SET.run(this.redis, orderKeys, args);
+      if (answer !== 0) {
+        keepOrderText(text, order);
         this.reads.wrote(lastText(orderId), text);
-        return { order, changed: true };
+        return { order, changed: true, ...(Array.isArray(answer) ? { appended: Number(answer[1]) } : {}) };
       }
     }
     throw new Error(`order ${orderId}: too much contention`);
   }
 }
-
-// EVALSHA: a transition happens for every event of every order; the script text need not travel each time.
-//   KEYS: the order, the open-orders set, the order's reconcile attempt count.
-//   ARGV: the text read · the new text · TTL · '1' when the new stage is terminal · the order id · [the
-//   reconciler's next look (ms): moves the order in the open set (if still there) and resets its attempt count]
-const COMPARE_AND_SET = new LuaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
-if ARGV[4] == '1' then redis.call('ZREM', KEYS[2], ARGV[5]) end
-if ARGV[6] then
-  redis.call('ZADD', KEYS[2], 'XX', ARGV[6], ARGV[5])
-  redis.call('DEL', KEYS[3])
-end
-return 1
-`);

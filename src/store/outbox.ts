@@ -3,6 +3,7 @@ import { z } from "zod";
 import { keys } from "./keys.ts";
 import { ORDER_STAGES, type OrderRecord, type OrderStage, STAGE_RANK } from "./order-record.ts";
 import { LuaScript } from "./script.ts";
+import type { DedupeMark } from "./webhook-dedupe.ts";
 
 /**
  * The notification outbox: per order, the list of states the user has still to see, in the order they were
@@ -53,22 +54,29 @@ const BASELINE_KEY = snapshotKey({ stage: BASELINE_STAGE });
 // Entries are JSON objects that start with {"stage":…,"key":…, then "seq":…,"notify":…, so the tail's stage, key and
 // seq (the log's length) are read with patterns and a prefix comparison, not a JSON library: the same script runs on
 // Redis and on local mode's in-memory stand-in (which has no cjson); a key's own quotes are escaped, so no pattern
-// matches inside it.
-//   KEYS: the log, the due set.
+// matches inside it. With KEYS[3], the webhook's dedupe mark is set in the same script: the event that caused these
+// states is remembered exactly when they are recorded (store/webhook-dedupe.ts).
+//   KEYS: the log, the due set, [the dedupe mark].
 //   ARGV[1] order id   ARGV[2] TTL   ARGV[3] the baseline stage   ARGV[4] when a delivery is overdue (ms)
+//   ARGV[5] the dedupe mark's TTL ('' without one)
 //   then per state, 7 values: the entry's head '{"stage":"<stage>","key":<key as a JSON string>,' · the rest of its
 //   fields · '1' when it is the baseline · its stage · '' or a stage the tail must be at (a filled-in earlier stage
 //   is appended only right after that one) · ',<stage>,…,' the stages ranked above it · '' or its confirmations
-const RECORD = new LuaScript(`
-local tail = redis.call('LINDEX', KEYS[1], -1)
+// recordLua(k, a) is that script's body with its keys after KEYS[k] and its arguments after ARGV[a] (the states
+// last), for this file's RECORD and for the order transition that records in the same script
+// (store/order-transition.ts); it leaves the count appended in the local `appended`.
+export function recordLua(k: number, a: number): string {
+  const key = (i: number) => `KEYS[${k + i}]`;
+  const arg = (i: number) => `ARGV[${a + i}]`;
+  return `local tail = redis.call('LINDEX', ${key(1)}, -1)
 local length = 0
-local tailStage = ARGV[3]
+local tailStage = ${arg(3)}
 if tail then
   length = tonumber(string.match(tail, '"seq":(%d+),"notify":'))
   tailStage = string.match(tail, '^{"stage":"([a-z_]+)","key":')
 end
 local appended = 0
-for i = 5, #ARGV, 7 do
+for i = ${a + 6}, #ARGV, 7 do
   local head, stage, onlyAfter, confirmations = ARGV[i], ARGV[i + 3], ARGV[i + 4], ARGV[i + 6]
   local same = ARGV[i + 2] == '1'
   if tail then same = string.sub(tail, 1, #head) == head end
@@ -82,13 +90,17 @@ for i = 5, #ARGV, 7 do
     if tailStage ~= stage then notify = 'true' end
     length = length + 1
     tail = head .. '"seq":' .. length .. ',"notify":' .. notify .. ',"from":"' .. tailStage .. '",' .. ARGV[i + 1] .. '}'
-    redis.call('RPUSH', KEYS[1], tail)
-    if length == 1 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2])) end
+    redis.call('RPUSH', ${key(1)}, tail)
+    if length == 1 then redis.call('EXPIRE', ${key(1)}, tonumber(${arg(2)})) end
     tailStage = stage
     appended = appended + 1
   end
 end
-if appended > 0 then redis.call('ZADD', KEYS[2], 'NX', ARGV[4], ARGV[1]) end
+if appended > 0 then redis.call('ZADD', ${key(2)}, 'NX', ${arg(4)}, ${arg(1)}) end
+if ${key(3)} then redis.call('SET', ${key(3)}, '1', 'EX', tonumber(${arg(5)})) end`;
+}
+
+const RECORD = new LuaScript(`${recordLua(0, 0)}
 return appended
 `);
 
@@ -147,6 +159,57 @@ type RecordedState = Pick<
   "orderId" | "stage" | "confirmations" | "txid" | "payoutReference" | "failureReason"
 >;
 
+/** States to record for one order, oldest first; `onlyAfter`: appended only right after that stage. */
+export type RecordedStates = Array<{
+  state: Omit<RecordedState, "orderId">;
+  onlyAfter?: OrderStage | undefined;
+}>;
+
+interface RecordOptions {
+  /** When the delivery is overdue (ms), if one is due. */
+  dueAt?: number;
+  /** The dedupe mark of the webhook these states come from. */
+  mark?: DedupeMark | undefined;
+}
+
+/** The record script's keys and arguments (recordLua's numbering) for these states. */
+export function recordCall(
+  orderId: string,
+  states: RecordedStates,
+  options: RecordOptions = {},
+): { keys: string[]; args: Array<string | number> } {
+  const at = new Date().toISOString();
+  const { dueAt = Date.now() + DEFAULT_DUE_MS, mark } = options;
+  const args: Array<string | number> = [
+    orderId,
+    OUTBOX_TTL_SECONDS,
+    BASELINE_STAGE,
+    dueAt,
+    mark ? mark.ttlSeconds : "",
+  ];
+  for (const { state, onlyAfter } of states) {
+    const key = snapshotKey(state);
+    const fields = {
+      ...(state.confirmations === undefined ? {} : { confirmations: state.confirmations }),
+      ...(state.txid ? { txid: state.txid } : {}),
+      ...(state.payoutReference ? { payoutReference: state.payoutReference } : {}),
+      ...(state.failureReason ? { failureReason: state.failureReason } : {}),
+      at,
+    };
+    args.push(
+      `{"stage":${JSON.stringify(state.stage)},"key":${JSON.stringify(key)},`,
+      JSON.stringify(fields).slice(1, -1),
+      key === BASELINE_KEY ? "1" : "0",
+      state.stage,
+      onlyAfter ?? "",
+      RANKED_ABOVE[state.stage],
+      state.confirmations === undefined ? "" : String(state.confirmations),
+    );
+  }
+  const scriptKeys = [keys.outbox(orderId), keys.outboxDue()];
+  return { keys: mark ? [...scriptKeys, mark.key] : scriptKeys, args };
+}
+
 export class Outbox {
   constructor(private readonly redis: Redis) {}
 
@@ -155,42 +218,19 @@ export class Outbox {
     order: RecordedState,
     options: { onlyAfter?: OrderStage; dueAt?: number } = {},
   ): Promise<boolean> {
-    const appended = await this.recordAll(
-      order.orderId,
-      [{ state: order, onlyAfter: options.onlyAfter }],
-      options.dueAt,
-    );
+    const appended = await this.recordAll(order.orderId, [{ state: order, onlyAfter: options.onlyAfter }], {
+      dueAt: options.dueAt,
+    });
     return appended === 1;
   }
 
-  /** `record` for several states of one order, in order and in one round trip; how many were appended. */
-  async recordAll(
-    orderId: string,
-    states: Array<{ state: Omit<RecordedState, "orderId">; onlyAfter?: OrderStage | undefined }>,
-    dueAt = Date.now() + DEFAULT_DUE_MS,
-  ): Promise<number> {
-    const at = new Date().toISOString();
-    const args: Array<string | number> = [orderId, OUTBOX_TTL_SECONDS, BASELINE_STAGE, dueAt];
-    for (const { state, onlyAfter } of states) {
-      const key = snapshotKey(state);
-      const fields = {
-        ...(state.confirmations === undefined ? {} : { confirmations: state.confirmations }),
-        ...(state.txid ? { txid: state.txid } : {}),
-        ...(state.payoutReference ? { payoutReference: state.payoutReference } : {}),
-        ...(state.failureReason ? { failureReason: state.failureReason } : {}),
-        at,
-      };
-      args.push(
-        `{"stage":${JSON.stringify(state.stage)},"key":${JSON.stringify(key)},`,
-        JSON.stringify(fields).slice(1, -1),
-        key === BASELINE_KEY ? "1" : "0",
-        state.stage,
-        onlyAfter ?? "",
-        RANKED_ABOVE[state.stage],
-        state.confirmations === undefined ? "" : String(state.confirmations),
-      );
-    }
-    return Number(await RECORD.run(this.redis, [keys.outbox(orderId), keys.outboxDue()], args));
+  /**
+   * `record` for several states of one order, in order and in one round trip; how many were appended. `mark`: the
+   * dedupe mark of the webhook these states come from, set in the same script (whether or not any was appended).
+   */
+  async recordAll(orderId: string, states: RecordedStates, options: RecordOptions = {}): Promise<number> {
+    const call = recordCall(orderId, states, options);
+    return Number(await RECORD.run(this.redis, call.keys, call.args));
   }
 
   /**

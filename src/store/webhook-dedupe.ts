@@ -2,6 +2,12 @@ import type { Redis } from "ioredis";
 import { keys } from "./keys.ts";
 import type { OrderText } from "./order-record.ts";
 
+/** A webhook's dedupe mark, to be set by the script that records the event's effect (Outbox.recordAll). */
+export interface DedupeMark {
+  key: string;
+  ttlSeconds: number;
+}
+
 /**
  * Webhooks already queued, by the digest of their identity (src/events/dedupe.ts says what makes two deliveries
  * the same event).
@@ -30,6 +36,12 @@ export class EventDeduper {
    * "duplicate" and lose the event.
    */
   async remember(digest: string): Promise<void> {
-    await this.redis.set(keys.dedupe(digest), "1", "EX", this.ttlSeconds);
+    const { key, ttlSeconds } = this.mark(digest);
+    await this.redis.set(key, "1", "EX", ttlSeconds);
+  }
+
+  /** `remember`'s write, for a script that records the event's effect to make in the same round trip. */
+  mark(digest: string): DedupeMark {
+    return { key: keys.dedupe(digest), ttlSeconds: this.ttlSeconds };
   }
 }

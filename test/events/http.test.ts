@@ -62,7 +62,10 @@ beforeAll(async () => {
       },
       deduper: new EventDeduper(redis),
       // Recording = queueing here, so the test can read what the receiver accepted.
-      accept: (event, jobId) => backend.ingest.add("webhook", event, jobId ? { jobId } : {}),
+      accept: async (event, jobId) => {
+        await backend.ingest.add("webhook", event, jobId ? { jobId } : {});
+        return false;
+      },
       logger,
       metrics,
     }),

@@ -129,6 +129,73 @@ describe.each(BOTH_STORES)("order transition on %s", (_name, connect) => {
     expect(await redis.zscore(keys.ordersOpen(), "ord-1")).toBeNull();
   });
 
+  it("records the states the change shows in the outbox, with the webhook's mark, in the change's own script", async () => {
+    const read = await store.orders.getWithRaw("ord-1");
+    const mark = { key: keys.dedupe("digest-1"), ttlSeconds: 600 };
+    const sent: string[] = [];
+    const send = redis.sendCommand?.bind(redis);
+    // The in-memory stand-in may not route commands through sendCommand: then only what was written is checked.
+    const counted = send !== undefined;
+    if (send)
+      redis.sendCommand = ((command: { name: string }, stream?: unknown) => {
+        sent.push(command.name);
+        return send(command as never, stream as never);
+      }) as typeof redis.sendCommand;
+    const statesSeen: string[] = [];
+    const moved = await store.orders.transition(
+      "ord-1",
+      { stage: "payment_received" },
+      {
+        known: read?.raw,
+        record: {
+          states: ({ order, previousStage }) => {
+            statesSeen.push(`${previousStage}→${order.stage}`);
+            return [{ state: order }];
+          },
+          mark,
+        },
+      },
+    );
+    if (send) redis.sendCommand = send;
+    expect(moved).toMatchObject({ changed: true, appended: 1, previousStage: "awaiting_payment" });
+    expect(statesSeen).toEqual(["awaiting_payment→payment_received"]);
+    // One command: the compare-and-set, the record and the mark (the script is cached by the earlier tests' runs).
+    if (counted) expect(sent).toEqual(sent.length === 1 ? ["evalsha"] : ["evalsha", "eval"]);
+    expect((await store.outbox.pending("ord-1")).entries.map((entry) => entry.stage)).toEqual([
+      "payment_received",
+    ]);
+    expect(await redis.get(mark.key)).toBe("1");
+    expect((await redis.zscore(keys.outboxDue(), "ord-1")) !== null).toBe(true);
+
+    // Nothing changes (a repeat under another identity): the state is recorded alone (nothing new), and marked.
+    const again = { key: keys.dedupe("digest-2"), ttlSeconds: 600 };
+    const same = await store.orders.transition(
+      "ord-1",
+      { stage: "payment_received" },
+      { record: { states: ({ order }) => [{ state: order }], mark: again } },
+    );
+    expect(same).toMatchObject({ changed: false, appended: 0 });
+    expect(await redis.get(again.key)).toBe("1");
+
+    // The order changed after the read the transition was given: it reads again, and records what it wrote.
+    const stale = await store.orders.getWithRaw("ord-1");
+    await store.orders.annotate("ord-1", { statusMessageId: 5 });
+    const late = await store.orders.transition(
+      "ord-1",
+      { stage: "completed" },
+      { known: stale?.raw, record: { states: ({ order }) => [{ state: order }] } },
+    );
+    expect(late).toMatchObject({
+      changed: true,
+      appended: 1,
+      order: { stage: "completed", statusMessageId: 5 },
+    });
+    expect((await store.outbox.pending("ord-1")).entries.map((entry) => entry.stage)).toEqual([
+      "payment_received",
+      "completed",
+    ]);
+  });
+
   it("never adds an order the open set no longer holds", async () => {
     await redis.zrem(keys.ordersOpen(), "ord-1");
     await store.orders.transition("ord-1", { stage: "payment_received" }, { followUpAt: () => 42 });

@@ -48,6 +48,30 @@ describe.each(BOTH_STORES)("outbox on %s", (_name, connect) => {
     await outbox.advance(orderId, 3);
     expect(await outbox.record({ orderId, stage: "completed", payoutReference: reference })).toBe(false);
   });
+  it("sets a webhook's dedupe mark in the script that records its states, appended or not", async () => {
+    const orderId = `ob-${Math.random().toString(36).slice(2)}`;
+    const first = { key: `events:seen:${orderId}:1`, ttlSeconds: 600 };
+    const second = { key: `events:seen:${orderId}:2`, ttlSeconds: 600 };
+    expect(await outbox.recordAll(orderId, [{ state: { stage: "payment_received" } }], { mark: first })).toBe(
+      1,
+    );
+    expect(await redis.get(first.key)).toBe("1");
+    expect(await redis.ttl(first.key)).toBeGreaterThan(590);
+    // A repeat of the state (a second delivery of the event under another identity) appends nothing, and is marked.
+    expect(
+      await outbox.recordAll(orderId, [{ state: { stage: "payment_received" } }], { mark: second }),
+    ).toBe(0);
+    expect(await redis.get(second.key)).toBe("1");
+    // Without a mark, nothing else is written.
+    const before = await redis.keys(`events:seen:${orderId}:*`);
+    await outbox.recordAll(orderId, [{ state: { stage: "completed" } }]);
+    expect(await redis.keys(`events:seen:${orderId}:*`)).toEqual(expect.arrayContaining(before));
+    expect((await redis.keys(`events:seen:${orderId}:*`)).length).toBe(2);
+    expect((await outbox.pending(orderId)).entries.map((entry) => entry.stage)).toEqual([
+      "payment_received",
+      "completed",
+    ]);
+  });
   it("never appends a state behind its tail: a lower stage, or the same stage with fewer confirmations", async () => {
     const orderId = `ob-${Math.random().toString(36).slice(2)}`;
     // Two ingests of one order overlapping: the later event's states recorded first, in one call.
