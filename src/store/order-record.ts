@@ -136,7 +136,10 @@ export function parseOrderText(raw: string | null | undefined): OrderRecord | un
   return order;
 }
 
-/** Note the text just written for `order` (its record is then frozen: the caller shares it from here on). */
+/**
+ * Note the text a compare-and-set just wrote for `order`, a record built from a parsed one (it is frozen: its
+ * caller shares it from here on).
+ */
 export function keepOrderText(text: string, order: OrderRecord): void {
   if (orderTexts.size >= ORDER_TEXTS_KEPT) orderTexts.delete(orderTexts.keys().next().value as string);
   orderTexts.set(text, deepFreeze(order));

@@ -43,7 +43,6 @@ export class OrderRepository {
     };
     const score = Date.parse(now);
     const text = JSON.stringify(order);
-    keepOrderText(text, order);
     await this.redis
       .multi()
       .set(keys.order(order.orderId), text, "EX", ORDER_TTL_SECONDS)
@@ -223,12 +222,12 @@ export class OrderRepository {
         previous = { previousStage: order.stage, previousConfirmations: order.confirmations };
         return applyTransition(order, update);
       },
-      record && ((order) => recordCall(orderId, record.states(outcome(order, true)), record)),
+      record && ((order) => recordCall(orderId, record.states(outcome(order, true)), { mark: record.mark })),
     );
     if (!result) return undefined;
     const done = outcome(result.order, result.changed);
     if (!record || result.appended !== undefined) return { ...done, appended: result.appended ?? 0 };
-    const appended = await this.outbox.recordAll(orderId, record.states(done), record);
+    const appended = await this.outbox.recordAll(orderId, record.states(done), { mark: record.mark });
     return { ...done, appended };
   }
 
