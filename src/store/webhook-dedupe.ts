@@ -2,7 +2,10 @@ import type { Redis } from "ioredis";
 import { keys } from "./keys.ts";
 import type { OrderText } from "./order-record.ts";
 
-/** A webhook's dedupe mark, to be set by the script that records the event's effect (Outbox.recordAll). */
+/**
+ * A webhook's dedupe mark, set by the script that records the event's effect (OrderRepository.transition,
+ * Outbox.recordAll).
+ */
 export interface DedupeMark {
   key: string;
   ttlSeconds: number;
