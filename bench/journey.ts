@@ -4,6 +4,7 @@ import { allFeatures } from "#src/bot/features.js";
 import { createTelegramTransformers } from "#src/bot/telegram-transformers.js";
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
+import { runCompiled, runningCompiled, withoutCompiledFlag } from "./lib/compiled.ts";
 import { createFloorBot } from "./lib/floor-bot.ts";
 import { chooseJourney } from "./lib/journeys.ts";
 import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "./lib/local-telegram.ts";
@@ -38,8 +39,13 @@ import { createPeerBot } from "./peer/peer-bot.ts";
  * go through the floor bot under the same conditions.
  *
  *   npm run bench:journey -- --users 1000 [--concurrency N] [--warmup 50] [--serial 20] [--log info] [--throttle]
- *     [--throttled-users 5] [--sandbox-in-process]
+ *     [--throttled-users 5] [--sandbox-in-process] [--compiled]
+ *
+ * --compiled: all three bots as production runs them (src/ and bench/ compiled by tsc, plain node without tsx,
+ * bench/lib/compiled.ts); results go to bench/results/journey-compiled.json. Under tsx every closure created at
+ * run time also pays esbuild's keep-names helper (`__name`), which the production build does not have.
  */
+const COMPILED = boolOption("compiled", "BENCH_JOURNEY_COMPILED", false);
 const USERS = intOption("users", "BENCH_USERS", 1000);
 const CONCURRENCY = intOption("concurrency", "BENCH_CONCURRENCY", USERS);
 const WARMUP = intOption("warmup", "BENCH_WARMUP", 50);
@@ -230,7 +236,9 @@ async function main(): Promise<void> {
   const rows = stepRows(steps, oursAlone, oursCounted, oursRun);
   const peerRows = stepRows(peerSteps, peerAlone, peerCounted, peerRun);
   const lines = [
-    "## Part 1–2 — Conversation throughput and the floor",
+    runningCompiled
+      ? "## Part 1–2 — Conversation throughput and the floor (production build)"
+      : "## Part 1–2 — Conversation throughput and the floor",
     "",
     `Journey: **${journey.name}**, ${steps.length} updates per user. ${USERS} users at once (concurrency ${CONCURRENCY}), each waiting for the bot's answer before its next step. Real createBot with allFeatures, real Redis sessions and conversations, the sandbox over HTTP (${sandboxProcess.where === "in process" ? "in this process: its CPU counts as ours" : "in a child process, as the real API is elsewhere: CPU is the bot's alone"}), Telegram answered in-process at grammY's fetch. ${INBOX ? "Ours through the update inbox (record, per-chat lease, handle, acknowledge; calls recorded per update)" : "Ours fed to bot.handleUpdate directly (--inbox false)"}. Throttler ${THROTTLE ? "on" : "off"}; logs at \`${LOG_LEVEL}\`, counted not printed. The peer (\`bench/peer\`): the same journey as one @grammyjs/conversations v2 function with RedisAdapter storage, the same API client and qrcode, nothing else. The floor: grammY + sequentialize + the same RedisAdapter session + one reply per update. ${machineLine()}.`,
     ...(journey.full
@@ -303,7 +311,8 @@ async function main(): Promise<void> {
   }
   console.log(lines.join("\n"));
 
-  const path = writeResults("journey", {
+  const path = writeResults(runningCompiled ? "journey-compiled" : "journey", {
+    mode: runningCompiled ? "compiled" : "tsx",
     settings: {
       users: USERS,
       concurrency: CONCURRENCY,
@@ -379,7 +388,11 @@ function comparison(
   );
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (COMPILED && !runningCompiled) {
+  process.exitCode = runCompiled("journey", withoutCompiledFlag(process.argv.slice(2)));
+} else {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -21,11 +21,12 @@ import {
  *   npm run bench -- [--only journey,latency,webhooks,memory,memory-compiled,rss] [any part's options, e.g. --users 500]
  *
  * memory-compiled is part 4 again on the production build (tsc → plain node, no tsx; bench/lib/compiled.ts);
- * webhooks-compiled (part 3 on the production build) runs only when asked for with --only. rss is the production
- * build as its own process, its memory read from /proc (bench/rss.ts).
+ * journey-compiled and webhooks-compiled (parts 1–3 on the production build) run only when asked for with --only.
+ * rss is the production build as its own process, its memory read from /proc (bench/rss.ts).
  */
 const PARTS = [
   "journey",
+  "journey-compiled",
   "latency",
   "webhooks",
   "webhooks-compiled",
@@ -36,6 +37,7 @@ const PARTS = [
 const DEFAULT_PARTS = ["journey", "latency", "webhooks", "memory", "memory-compiled", "rss"];
 /** Parts that are another part's script with extra options. */
 const VARIANTS: Record<string, { script: string; args: string[] }> = {
+  "journey-compiled": { script: "journey", args: ["--compiled"] },
   "webhooks-compiled": { script: "webhooks", args: ["--compiled"] },
   "memory-compiled": { script: "memory", args: ["--compiled"] },
 };

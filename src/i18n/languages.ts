@@ -20,28 +20,34 @@ export function isSupportedLanguage(value: string | undefined | null): value is 
   return typeof value === "string" && codes.has(value);
 }
 
+/** Names of our languages that are not their code ("twi", "pidgin"…). */
+const ALIASES: ReadonlyMap<string, LanguageCode> = new Map([
+  ["twi", "ak"],
+  ["tw", "ak"],
+  ["pidgin", "pcm"],
+  ["swahili", "sw"],
+  ["zulu", "zu"],
+]);
+
 /**
  * Map what Telegram or the payout API says ("en-GB", "FR", "sw_KE", "twi") onto a language we ship, or undefined.
- * Case-insensitive; region suffixes are dropped.
+ * Case-insensitive; region suffixes are dropped. A code we ship is answered at once: this runs for every context a
+ * conversation replays.
  */
 export function normalizeLanguage(value: string | undefined | null): LanguageCode | undefined {
   if (!value) return undefined;
+  if (codes.has(value)) return value as LanguageCode;
   const lowered = value.trim().toLowerCase().replace("_", "-");
   const base = lowered.split("-")[0] ?? "";
-  const aliases: Record<string, LanguageCode> = {
-    twi: "ak",
-    tw: "ak",
-    pidgin: "pcm",
-    swahili: "sw",
-    zulu: "zu",
-  };
-  const candidate = aliases[base] ?? base;
+  const candidate = ALIASES.get(base) ?? base;
   return isSupportedLanguage(candidate) ? candidate : undefined;
 }
 
+const intlLocales = new Map<string, string>(LANGUAGES.map((entry) => [entry.code, entry.intl]));
+
 /** The locale Intl should use for numbers, money and dates in this language (Intl may lack some; see money/). */
 export function intlLocale(language: LanguageCode): string {
-  return LANGUAGES.find((entry) => entry.code === language)?.intl ?? "en-NG";
+  return intlLocales.get(language) ?? "en-NG";
 }
 
 /**
