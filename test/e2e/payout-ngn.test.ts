@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { invoiceQrPng } from "#src/bot/payout/invoice.js";
+import { CompressedRedisStorage } from "#src/store/compressed-storage.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import {
   buttons,
@@ -121,6 +122,62 @@ describe("payout to a Nigerian bank account", () => {
     expect(receipt.text).toContain(`NIP session ID: ${completedOrder?.payoutReference}`);
     expect(receipt.text).toContain(`Sent with @${stack.app.bot.botInfo.username}`);
     expect(receipt.reply_markup).toBeUndefined();
+  });
+
+  it("goes on as a fresh conversation once the recipient is chosen; Change recipient hands over again", async () => {
+    const tunde = stack.tg.user({ id: 7010, first_name: "Tunde" });
+    const storage = new CompressedRedisStorage<{
+      state: Record<string, Array<{ args?: string; replay: { send: unknown[] } }>>;
+    }>(stack.redis);
+    /** The payout conversation as stored once the update that showed `screen` is acknowledged. */
+    const payoutState = async (screen: number) => {
+      let stored: { args: unknown[]; operations: number } | undefined;
+      // The chat's state is written with the update's acknowledgement, just after Telegram has the screen.
+      await expect
+        .poll(async () => {
+          const [state, ...others] = (await storage.read(`conv:${tunde.id}`))?.state.payout ?? [];
+          if (!state || others.length > 0) return undefined;
+          const args = JSON.parse(state.args ?? "[]") as Array<{ resume?: { screen?: { id?: number } } }>;
+          stored = { args, operations: state.replay.send.length };
+          return args[0]?.resume?.screen?.id;
+        })
+        .toBe(screen);
+      return stored!;
+    };
+
+    const amountPrompt = await nigerianRecipient(tunde);
+    // The country, bank, account and name steps are not in the log the amount and quote steps replay: only the
+    // press that entered it, the amount screen and the wait for the amount.
+    const first = await payoutState(amountPrompt.message_id);
+    expect(first.operations).toBeLessThanOrEqual(3);
+    expect(first.args[0]).toMatchObject({
+      resume: {
+        draft: { country: "NG", beneficiary: { bankCode: "000013", bankAccountNumber: "0149200000" } },
+        screen: { id: amountPrompt.message_id, keyboard: true },
+      },
+    });
+
+    // Back to the countries on the same screen, another recipient, and the flow hands over again.
+    const countries = await pressAndEdit(tunde, amountPrompt, /Change recipient/, /Where does it go/);
+    expect(countries.message_id).toBe(amountPrompt.message_id);
+    await pressAndEdit(tunde, countries, /Nigeria/, /Which bank/);
+    const results = await typeAndRead(tunde, "access", /Banks matching/);
+    await pressAndEdit(tunde, results, /ACCESS BANK/, /10-digit account number/);
+    const confirm = await typeAndRead(tunde, "0149200000", /belongs to/);
+    const again = await pressAndEdit(tunde, confirm, /Yes, that's them/, /How much/);
+    expect(again.text).toContain("ACCESS BANK");
+    const second = await payoutState(again.message_id);
+    expect(second.operations).toBeLessThanOrEqual(3);
+    expect(second.args[0]).toMatchObject({
+      resume: { draft: { beneficiary: { bankAccountNumber: "0149200000" } } },
+    });
+
+    // The fresh conversation takes the rest of the journey: the quote, Confirm, the invoice.
+    const card = await quoteFor(tunde, "10,000");
+    expect(card.text).toContain("ACCESS BANK");
+    const { invoice, status } = await confirmQuote(tunde, card);
+    expect(invoice.text).toMatch(/ln/);
+    expect(status.text).toMatch(/Waiting for payment/);
   });
 
   it("saves the recipient; the deep link send_<token> opens a pre-filled payout for its owner only", async () => {

@@ -10,6 +10,7 @@ import type { UserDriver } from "../support/telegram-driver.ts";
 import {
   buttons,
   confirmQuote,
+  current,
   nigerianRecipient,
   pressAndEdit,
   quoteFor,
@@ -209,6 +210,66 @@ describe("an update in flight when the process is killed", () => {
 
     const amount = await pressAndEdit(user, nameCheck, /Yes, that's them/, /How much/);
     expect(amount.message_id).toBe(nameCheck.message_id);
+    await second.kill("SIGTERM");
+    await redis.acl("DELUSER", aclUser);
+  }, 90_000);
+
+  it("the press that hands the payout flow to a fresh conversation, not acknowledged: handed over again, one amount screen", async () => {
+    // As above, Redis stops running the bot's scripts the moment Telegram receives the amount screen: the old
+    // conversation ended and the fresh one began within an update that is never acknowledged.
+    const aclUser = "handover-crash";
+    const aclPassword = "handover-crash-secret";
+    await redis.acl("SETUSER", aclUser, "reset", "on", `>${aclPassword}`, "~*", "&*", "+@all");
+    const asAclUser = new URL(testRedisUrl());
+    asAclUser.username = aclUser;
+    asAclUser.password = aclPassword;
+    const first = await start(asAclUser.toString());
+    const user = tg.user({ id: 8312, first_name: "Jide" });
+    const queue = keys.updateQueue(String(user.id));
+    const countries = await startSend(user);
+    await pressAndEdit(user, countries, /Nigeria/, /Which bank/);
+    const results = await typeAndRead(user, "gtb", /Banks matching/);
+    await pressAndEdit(user, results, "GTBANK PLC", /10-digit account number/);
+    const nameCheck = await typeAndRead(user, "0149200000", /belongs to/);
+    await waitFor(async () => (await redis.llen(queue)) === 0, "the account number to be acknowledged");
+    const conversationBefore = await redis.getBuffer(`conv:${user.id}`);
+
+    let revoked: Promise<unknown> | undefined;
+    tg.faults.add({
+      method: "editMessageText",
+      chatId: user.id,
+      delayMs: 500,
+      when: (params) => {
+        if (revoked || !/How much/.test(String(params.text))) return false;
+        revoked = redis.acl("SETUSER", aclUser, "-@scripting");
+        return true;
+      },
+    });
+    await (await user.press(nameCheck, /Yes, that's them/)).answer();
+    const amountScreens = () =>
+      tg
+        .callsTo("editMessageText")
+        .filter(
+          (call) => Number(call.params.chat_id) === user.id && /How much/.test(String(call.params.text)),
+        );
+    await waitFor(() => amountScreens().length === 1, "the amount screen to reach Telegram");
+    await first.waitForLog(/update inbox failed/, { timeoutMs: 15_000 });
+    await first.kill("SIGKILL");
+    await redis.acl("SETUSER", aclUser, "+@all");
+    // Nothing committed: the press still queued, the old conversation as it was.
+    expect(await redis.llen(queue)).toBe(1);
+    expect((await redis.getBuffer(`conv:${user.id}`))?.equals(conversationBefore!)).toBe(true);
+
+    const second = await start(testRedisUrl());
+    await waitFor(async () => (await redis.llen(queue)) === 0, "the next process to hand over again");
+    await tg.idle({ quietMs: 300, timeoutMs: 15_000 });
+    // The fresh conversation's screen was answered from the record: still one amount screen.
+    expect(amountScreens()).toHaveLength(1);
+    const amount = current(user, nameCheck);
+    expect(amount.text).toMatch(/How much/);
+    // The fresh conversation takes the amount.
+    const card = await quoteFor(user, "10,000");
+    expect(buttons(card).some((text) => /Confirm/.test(text))).toBe(true);
     await second.kill("SIGTERM");
     await redis.acl("DELUSER", aclUser);
   }, 90_000);

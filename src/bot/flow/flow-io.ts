@@ -66,6 +66,13 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ApiFailure
 
 const NOT_MODIFIED = /message is not modified/i;
 
+/** Where a flow's screen stands: what a flow that goes on as a fresh conversation takes along (flow/continue.ts). */
+export interface ScreenState {
+  id?: number;
+  previous?: number;
+  keyboard: boolean;
+}
+
 /** What a shown screen leaves in the log: its message id, and whether it now has buttons (absent: unchanged). */
 interface ShownScreen {
   id: number;
@@ -114,7 +121,24 @@ export class FlowIo {
     readonly conversation: FlowConversation,
     public ctx: FlowContext,
     private readonly screens: FlowScreens,
-  ) {}
+    /** The screen of the conversation this one goes on from. */
+    screen?: ScreenState,
+  ) {
+    if (screen) {
+      this.screenId = screen.id;
+      this.previousScreenId = screen.previous;
+      this.screenHasKeyboard = screen.keyboard;
+    }
+  }
+
+  /** Where the screen stands now. */
+  get screen(): ScreenState {
+    return {
+      ...(this.screenId !== undefined ? { id: this.screenId } : {}),
+      ...(this.previousScreenId !== undefined ? { previous: this.previousScreenId } : {}),
+      keyboard: this.screenHasKeyboard,
+    };
+  }
 
   get t() {
     return this.ctx.t;

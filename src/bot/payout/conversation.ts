@@ -1,9 +1,12 @@
 import type { FlowContext, FlowConversation } from "#src/bot/context.js";
-import { FlowIo } from "#src/bot/flow/flow-io.js";
+import { continueAsNew } from "#src/bot/flow/continue.js";
+import { FLOWS } from "#src/bot/flow/enter.js";
+import { FlowIo, type ScreenState } from "#src/bot/flow/flow-io.js";
 import { pausedCorridors } from "#src/bot/rules/pauses.js";
 import { methodOf } from "#src/bot/rules/payout-method.js";
 import { type Minimums, minimums } from "#src/bot/rules/payout-minimums.js";
 import { type Country, type CurrencyCode, isCurrencyCode } from "#src/money/index.js";
+import type { PauseScope } from "#src/store/index.js";
 import { askAmount } from "./amount.ts";
 import { PAYOUT_SCREENS } from "./callback-data.ts";
 import { chooseCountry, chooseRecipient } from "./country.ts";
@@ -24,6 +27,8 @@ import { openRequest } from "./requests/pay.ts";
  *   fresh quote; the amount is the request's, so a refused quote ends the flow instead of asking for another.
  * - { recipientToken, amount, quoteKey }: a repeat send's "Get quote": that recipient and amount, straight to the
  *   quote (quoteKey, the press's callback query id, makes the quote happen once).
+ * - { resume }: the flow itself, once a recipient is chosen, going on as a fresh conversation (flow/continue.ts):
+ *   the amount and quote steps then replay their own screens only, not the country, bank and account ones.
  */
 export interface PayoutArgs {
   country?: Country;
@@ -33,6 +38,16 @@ export interface PayoutArgs {
   quoteKey?: string;
   requoteOrderId?: string;
   requoteKey?: string;
+  resume?: PayoutResume;
+}
+
+/** What the rest of the flow needs once the recipient is chosen. */
+interface PayoutResume {
+  draft: Draft;
+  minimums: Minimums;
+  paused: PauseScope[];
+  screen: ScreenState;
+  lastMode?: CurrencyCode;
 }
 
 export async function payoutFlow(
@@ -40,13 +55,14 @@ export async function payoutFlow(
   ctx: FlowContext,
   args?: PayoutArgs,
 ): Promise<void> {
-  const io = new FlowIo(conversation, ctx, PAYOUT_SCREENS);
+  const resume = args?.resume;
+  const io = new FlowIo(conversation, ctx, PAYOUT_SCREENS, resume?.screen);
   const { t } = io;
-  let draft: Draft | undefined;
+  let draft: Draft | undefined = resume?.draft;
   let amount: AmountChoice | undefined;
   let key: string | undefined;
   let notice: string | undefined;
-  let lastMode: CurrencyCode | undefined;
+  let lastMode: CurrencyCode | undefined = resume?.lastMode;
 
   if (args?.requoteOrderId) {
     const previous = await fromOrder(io, args.requoteOrderId);
@@ -69,10 +85,7 @@ export async function payoutFlow(
     }
   }
 
-  const loaded = await io.call("minimums", (deps) => minimums(deps));
-  const pauses = await io.call("paused-corridors", (deps) => pausedCorridors(deps));
-  const mins: Minimums = loaded.ok ? loaded.value : {};
-  const paused = pauses.ok ? pauses.value : [];
+  const { mins, paused } = resume ? { mins: resume.minimums, paused: resume.paused } : await pickerData(io);
   // Used once: "change recipient" later goes back to the country list.
   let preset = args?.country && !paused.includes(args.country) && !notice ? args.country : undefined;
 
@@ -82,6 +95,9 @@ export async function payoutFlow(
       preset = undefined;
       notice = undefined;
       draft = await chooseRecipient(io, country);
+      const next: PayoutResume = { draft, minimums: mins, paused, screen: io.screen };
+      if (lastMode) next.lastMode = lastMode;
+      return continueAsNew(conversation, FLOWS.payout, { resume: next } satisfies PayoutArgs);
     }
     if (!amount || key === undefined) {
       const answer = await askAmount(io, draft, mins[draft.country], notice, lastMode);
@@ -104,6 +120,13 @@ export async function payoutFlow(
     key = undefined;
     notice = outcome.notice || undefined;
   }
+}
+
+/** The country picker's minimums and paused corridors, read once per conversation. */
+async function pickerData(io: FlowIo): Promise<{ mins: Minimums; paused: PauseScope[] }> {
+  const loaded = await io.call("minimums", (deps) => minimums(deps));
+  const pauses = await io.call("paused-corridors", (deps) => pausedCorridors(deps));
+  return { mins: loaded.ok ? loaded.value : {}, paused: pauses.ok ? pauses.value : [] };
 }
 
 /** A saved recipient of this user, by its token; anyone else's token reads as unknown. */

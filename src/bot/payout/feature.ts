@@ -2,6 +2,7 @@ import { createConversation } from "@grammyjs/conversations";
 import { Composer, InlineKeyboard } from "grammy";
 import type { BotContext, FlowContext } from "#src/bot/context.js";
 import { describeApiError, isAlreadyPaid } from "#src/bot/flow/api-errors.js";
+import { continuation } from "#src/bot/flow/continue.js";
 import { enterFlow, FLOWS } from "#src/bot/flow/enter.js";
 import type { Feature } from "#src/bot/flow/feature.js";
 import { menuData } from "#src/bot/flow/menu-data.js";
@@ -23,7 +24,11 @@ const DEEP_LINK = /^send_([A-Za-z0-9_-]{1,59})$/;
 export function payoutFeature(): Feature {
   return {
     name: "payout",
-    conversations: [createConversation<BotContext, FlowContext>(payoutFlow, { id: FLOWS.payout })],
+    // The flow goes on as a fresh conversation once its recipient is chosen: `continuation` enters it again.
+    conversations: [
+      createConversation<BotContext, FlowContext>(payoutFlow, { id: FLOWS.payout }),
+      continuation(FLOWS.payout),
+    ],
     composer: payoutComposer(),
   };
 }
