@@ -165,8 +165,15 @@ async function main(): Promise<void> {
       }),
     );
     const completedJourneys = journeyResults.filter((result) => result.ok);
-    const reference = completedJourneys[0]?.messages;
+    // The count most journeys ended with (the first journey's could itself be one the kill touched).
+    const counts = new Map<number, number>();
+    for (const { messages } of completedJourneys) counts.set(messages, (counts.get(messages) ?? 0) + 1);
+    const reference = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
     const journeyMismatch = completedJourneys.filter((result) => result.messages !== reference).length;
+    const countsLine = [...counts]
+      .sort((a, b) => a[0] - b[0])
+      .map(([messages, journeys]) => `${journeys} × ${messages}`)
+      .join(", ");
     const quotes = await fetch(`${sandbox.baseUrl}/order/all`, { headers: { "X-API-KEY": sandbox.apiKey } })
       .then((response) => response.json() as Promise<{ data?: unknown[] }>)
       .then((body) => body.data?.length ?? 0);
@@ -202,7 +209,7 @@ async function main(): Promise<void> {
         processes.reduce((total, bot) => total + bot.notRepeated(), 0),
       ],
       ["journeys completed", `${completedJourneys.length}/${USERS}`],
-      ["journeys with another message count", journeyMismatch],
+      ["journeys with another message count (journeys × messages)", `${journeyMismatch} (${countsLine})`],
       [
         "journeys whose status card was sent twice (a kill between the send and its record)",
         completedJourneys.filter((result) => result.statusCards > 1).length,

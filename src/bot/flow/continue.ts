@@ -1,5 +1,6 @@
-import type { MiddlewareFn } from "grammy";
-import type { BotContext, FlowConversation } from "#src/bot/context.js";
+import type { Conversation, ConversationFlavor } from "@grammyjs/conversations";
+import type { Context, MiddlewareFn } from "grammy";
+import type { FlowName } from "./enter.ts";
 
 /**
  * A flow that goes on as a fresh conversation of itself. The conversations plugin replays a conversation's whole
@@ -15,17 +16,17 @@ import type { BotContext, FlowConversation } from "#src/bot/context.js";
  * place in the update's numbered calls (updates/calls.ts).
  */
 interface Handover {
-  flow: string;
+  flow: FlowName;
   args: unknown;
 }
 
 /** Handovers waiting for the middleware after the conversation, by the update's outside context. */
-const handovers = new WeakMap<BotContext, Handover>();
+const handovers = new WeakMap<Context, Handover>();
 
 /** End this conversation; the same update enters `flow` again with `args` (JSON, like any conversation argument). */
-export async function continueAsNew(
-  conversation: FlowConversation,
-  flow: string,
+export async function continueAsNew<OC extends Context, C extends Context>(
+  conversation: Conversation<OC, C>,
+  flow: FlowName,
   args: unknown,
 ): Promise<never> {
   await conversation.external((outside) => {
@@ -36,7 +37,7 @@ export async function continueAsNew(
 }
 
 /** Installed right after `flow`'s conversation: enters it again for a handover; anything else goes on. */
-export function continuation(flow: string): MiddlewareFn<BotContext> {
+export function continuation<C extends ConversationFlavor<Context>>(flow: FlowName): MiddlewareFn<C> {
   return async (ctx, next) => {
     const handover = handovers.get(ctx);
     if (handover?.flow !== flow) return next();

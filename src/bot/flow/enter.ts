@@ -11,7 +11,7 @@ export const FLOWS = {
   broadcast: "broadcast",
 } as const;
 
-type FlowName = (typeof FLOWS)[keyof typeof FLOWS];
+export type FlowName = (typeof FLOWS)[keyof typeof FLOWS];
 
 /** Start a flow. Conversations are not parallel: whatever flow was open gives way to this one. */
 export async function enterFlow(ctx: BotContext, flow: FlowName, args?: unknown): Promise<void> {
