@@ -79,6 +79,41 @@ describe("an update in flight when the process is killed", () => {
     expect(status.text).toMatch(/Waiting for payment/);
   };
 
+  /**
+   * A bot process on a Redis user of its own, whose right to run scripts a test can take away (the acknowledgement
+   * is a script), and a user walked to the account-number screen on it.
+   */
+  const onRevocableUser = async (aclUser: string, userId: number, firstName: string) => {
+    const aclPassword = `${aclUser}-secret`;
+    await redis.acl("SETUSER", aclUser, "reset", "on", `>${aclPassword}`, "~*", "&*", "+@all");
+    const asAclUser = new URL(testRedisUrl());
+    asAclUser.username = aclUser;
+    asAclUser.password = aclPassword;
+    const bot = await start(asAclUser.toString());
+    const user = tg.user({ id: userId, first_name: firstName });
+    const queue = keys.updateQueue(String(user.id));
+    const countries = await startSend(user);
+    await pressAndEdit(user, countries, /Nigeria/, /Which bank/);
+    const results = await typeAndRead(user, "gtb", /Banks matching/);
+    await pressAndEdit(user, results, "GTBANK PLC", /10-digit account number/);
+    /** Telegram holds the next `method` whose text matches for 500 ms, while Redis stops running the bot's scripts. */
+    const revokeScriptsAt = (method: string, text: RegExp) => {
+      let revoked = false;
+      tg.faults.add({
+        method,
+        chatId: user.id,
+        delayMs: 500,
+        when: (params) => {
+          if (revoked || !text.test(String(params.text))) return false;
+          revoked = true;
+          void redis.acl("SETUSER", aclUser, "-@scripting");
+          return true;
+        },
+      });
+    };
+    return { bot, user, queue, revokeScriptsAt };
+  };
+
   it("a screen Telegram showed just as the process died is shown again; the first copy's buttons still work", async () => {
     const first = await start();
     const user = tg.user({ id: 8304, first_name: "Efe" });
@@ -154,34 +189,13 @@ describe("an update in flight when the process is killed", () => {
     // receives the update's last message. (Written before the acknowledgement, the conversation would be a step
     // ahead and take the re-handled update as the answer to its next question.)
     const aclUser = "ack-crash";
-    const aclPassword = "ack-crash-secret";
-    await redis.acl("SETUSER", aclUser, "reset", "on", `>${aclPassword}`, "~*", "&*", "+@all");
-    const asAclUser = new URL(testRedisUrl());
-    asAclUser.username = aclUser;
-    asAclUser.password = aclPassword;
-    const first = await start(asAclUser.toString());
-    const user = tg.user({ id: 8311, first_name: "Ifeoma" });
-    const queue = keys.updateQueue(String(user.id));
-    const countries = await startSend(user);
-    await pressAndEdit(user, countries, /Nigeria/, /Which bank/);
-    const results = await typeAndRead(user, "gtb", /Banks matching/);
-    await pressAndEdit(user, results, "GTBANK PLC", /10-digit account number/);
+    const { bot: first, user, queue, revokeScriptsAt } = await onRevocableUser(aclUser, 8311, "Ifeoma");
     await waitFor(async () => (await redis.llen(queue)) === 0, "the bank press to be acknowledged");
     const conversationBefore = await redis.getBuffer(`conv:${user.id}`);
     expect(conversationBefore?.length).toBeGreaterThan(0);
 
     // Telegram holds the name check for 500 ms, time enough for Redis to stop running the bot's scripts.
-    let revoked: Promise<unknown> | undefined;
-    tg.faults.add({
-      method: "sendMessage",
-      chatId: user.id,
-      delayMs: 500,
-      when: (params) => {
-        if (revoked || !/belongs to/.test(String(params.text))) return false;
-        revoked = redis.acl("SETUSER", aclUser, "-@scripting");
-        return true;
-      },
-    });
+    revokeScriptsAt("sendMessage", /belongs to/);
     await user.send("0149200000");
     const nameCheck = await user.nextMessage({ match: /belongs to/ });
     await first.waitForLog(/update inbox failed/, { timeoutMs: 15_000 });
@@ -218,33 +232,12 @@ describe("an update in flight when the process is killed", () => {
     // As above, Redis stops running the bot's scripts the moment Telegram receives the amount screen: the old
     // conversation ended and the fresh one began within an update that is never acknowledged.
     const aclUser = "handover-crash";
-    const aclPassword = "handover-crash-secret";
-    await redis.acl("SETUSER", aclUser, "reset", "on", `>${aclPassword}`, "~*", "&*", "+@all");
-    const asAclUser = new URL(testRedisUrl());
-    asAclUser.username = aclUser;
-    asAclUser.password = aclPassword;
-    const first = await start(asAclUser.toString());
-    const user = tg.user({ id: 8312, first_name: "Jide" });
-    const queue = keys.updateQueue(String(user.id));
-    const countries = await startSend(user);
-    await pressAndEdit(user, countries, /Nigeria/, /Which bank/);
-    const results = await typeAndRead(user, "gtb", /Banks matching/);
-    await pressAndEdit(user, results, "GTBANK PLC", /10-digit account number/);
+    const { bot: first, user, queue, revokeScriptsAt } = await onRevocableUser(aclUser, 8312, "Jide");
     const nameCheck = await typeAndRead(user, "0149200000", /belongs to/);
     await waitFor(async () => (await redis.llen(queue)) === 0, "the account number to be acknowledged");
     const conversationBefore = await redis.getBuffer(`conv:${user.id}`);
 
-    let revoked: Promise<unknown> | undefined;
-    tg.faults.add({
-      method: "editMessageText",
-      chatId: user.id,
-      delayMs: 500,
-      when: (params) => {
-        if (revoked || !/How much/.test(String(params.text))) return false;
-        revoked = redis.acl("SETUSER", aclUser, "-@scripting");
-        return true;
-      },
-    });
+    revokeScriptsAt("editMessageText", /How much/);
     await (await user.press(nameCheck, /Yes, that's them/)).answer();
     const amountScreens = () =>
       tg
