@@ -4,7 +4,7 @@ import { allFeatures } from "#src/bot/features.js";
 import { createTelegramTransformers } from "#src/bot/telegram-transformers.js";
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
-import { runCompiled, runningCompiled, withoutCompiledFlag } from "./lib/compiled.ts";
+import { runningCompiled, runPart } from "./lib/compiled.ts";
 import { createFloorBot } from "./lib/floor-bot.ts";
 import { chooseJourney } from "./lib/journeys.ts";
 import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "./lib/local-telegram.ts";
@@ -388,11 +388,4 @@ function comparison(
   );
 }
 
-if (COMPILED && !runningCompiled) {
-  process.exitCode = runCompiled("journey", withoutCompiledFlag(process.argv.slice(2)));
-} else {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+runPart("journey", COMPILED, main);

@@ -3,7 +3,7 @@ import { createBot } from "#src/bot/create-bot.js";
 import { allFeatures } from "#src/bot/features.js";
 import { boolOption, intOption } from "./lib/args.ts";
 import { buildBotDeps } from "./lib/bot-deps.ts";
-import { runCompiled, runningCompiled, withoutCompiledFlag } from "./lib/compiled.ts";
+import { runningCompiled, runPart } from "./lib/compiled.ts";
 import { chooseJourney } from "./lib/journeys.ts";
 import { BENCH_BOT, BENCH_TOKEN, LocalTelegram } from "./lib/local-telegram.ts";
 import { redisSnapshot, startBenchRedis } from "./lib/redis.ts";
@@ -249,11 +249,4 @@ async function main(): Promise<void> {
   await bench.stop();
 }
 
-if (COMPILED && !runningCompiled) {
-  process.exitCode = runCompiled("memory", withoutCompiledFlag(process.argv.slice(2)));
-} else {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+runPart("memory", COMPILED, main);

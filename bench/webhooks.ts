@@ -1,5 +1,5 @@
 import { boolOption, intOption, stringOption } from "./lib/args.ts";
-import { runCompiled, runningCompiled, withoutCompiledFlag } from "./lib/compiled.ts";
+import { runningCompiled, runPart } from "./lib/compiled.ts";
 import { startBenchRedis } from "./lib/redis.ts";
 import {
   check,
@@ -278,11 +278,4 @@ async function main(): Promise<void> {
   progress(`webhooks: results in ${path}`);
 }
 
-if (COMPILED && !runningCompiled) {
-  process.exitCode = runCompiled("webhooks", withoutCompiledFlag(process.argv.slice(2)));
-} else {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
-}
+runPart("webhooks", COMPILED, main);

@@ -55,7 +55,7 @@ export const REPO_RESULTS_DIR = join(REPO_ROOT, "bench", "results");
  * returns its exit code. `args` are the part's options (without --compiled). The child runs on the image's allocator
  * (jemalloc, the Dockerfile's MALLOC_CONF) unless BENCH_MALLOC=glibc.
  */
-export function runCompiled(part: string, args: readonly string[]): number {
+function runCompiled(part: string, args: readonly string[]): number {
   buildCompiledBench();
   // This process's node flags (e.g. --max-semi-space-size) without the tsx loader.
   const flags = process.execArgv.filter(
@@ -74,6 +74,21 @@ export function runCompiled(part: string, args: readonly string[]): number {
 }
 
 /** argv without `--compiled` / `--compiled=…` (the compiled child must not build again). */
-export function withoutCompiledFlag(argv: readonly string[]): string[] {
+function withoutCompiledFlag(argv: readonly string[]): string[] {
   return argv.filter((arg) => arg !== "--compiled" && !arg.startsWith("--compiled="));
+}
+
+/**
+ * A bench part's entry: `main` here, or with `compiled` (its --compiled option) from the TypeScript sources, the
+ * part built and run compiled in a child with the same options. A failure exits with 1.
+ */
+export function runPart(part: string, compiled: boolean, main: () => Promise<void>): void {
+  if (compiled && !runningCompiled) {
+    process.exitCode = runCompiled(part, withoutCompiledFlag(process.argv.slice(2)));
+    return;
+  }
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 }
