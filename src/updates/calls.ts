@@ -15,16 +15,27 @@ import type { UpdateRepository } from "#src/store/index.js";
  * the network, so a replay lines up with the first run. A recorded answer whose method differs from the call
  * being made means the handler took another path this time: from there on every call goes to Telegram.
  *
- * Calls whose repetition Telegram itself refuses are numbered but not recorded (a round trip saved per button
- * press): a callback query can be answered once, so answering it again on a re-handled update is refused as "query
- * is too old", which reads as done (below), and the user sees the toast once.
+ * Calls whose repetition has no second effect are numbered but not recorded (a round trip saved per button press
+ * and per typed answer): a callback query can be answered once, so answering it again on a re-handled update is
+ * refused as "query is too old", which reads as done (below), and the user sees the toast once; a message whose
+ * buttons are taken off keeps none, so taking them off again is refused as "message is not modified", which reads
+ * as done too.
  *
  * What can still repeat: a call in flight at the moment of the crash (sent, answer not yet recorded), and calls
  * made outside update handling (events notifier, alerts, broadcasts), which have their own guarantees.
  */
 
-/** Methods Telegram answers at most once per target: made again, they have no second effect. */
-const ONCE_BY_TELEGRAM = new Set(["answerCallbackQuery"]);
+/**
+ * Calls that, made again, have no second effect: answering a callback query, and taking a message's buttons off
+ * (editMessageReplyMarkup without a reply_markup: its JSON body has no other free-form field that could hold the
+ * word).
+ */
+function repeatable(method: string, init: unknown): boolean {
+  if (method === "answerCallbackQuery") return true;
+  if (method !== "editMessageReplyMarkup") return false;
+  const body = (init as { body?: unknown } | undefined)?.body;
+  return typeof body === "string" && !body.includes('"reply_markup"');
+}
 
 interface Scope {
   updateId: number;
@@ -68,6 +79,8 @@ type Fetch = (
 
 /** Telegram's answer to answerCallbackQuery once the query has expired (about 15 s after the press). */
 const STALE_QUERY = /query is too old|query ID is invalid/;
+/** Telegram's answer to an edit that changes nothing: for a removal of buttons, they are gone already. */
+const NOT_MODIFIED = /message is not modified/;
 
 /** The minimal response grammY's client reads (`res.json()`), built from the recorded text. */
 function answerOf(status: number, text: string) {
@@ -118,14 +131,19 @@ export function createCallRecorder(
     const response = await base(url, init);
     let status = response.status;
     let text = response.text ? await response.text() : JSON.stringify(await response.json());
+    const once = repeatable(method, init);
     if (status === 400 && method === "answerCallbackQuery" && STALE_QUERY.test(text)) {
       // Handled late (after a takeover, or behind a slow update of the chat): the toast can no longer be shown,
       // which is no reason to fail the step the press asked for.
       logger.debug({ updateId: scope.updateId }, "callback query too old to answer; going on");
       status = 200;
       text = '{"ok":true,"result":true}';
+    } else if (status === 400 && once && NOT_MODIFIED.test(text)) {
+      // The buttons are off already (taken off by the attempt that died, or never there): done, as the first time.
+      status = 200;
+      text = '{"ok":true,"result":true}';
     }
-    if (scope.open && !ONCE_BY_TELEGRAM.has(method)) {
+    if (scope.open && !once) {
       await repo.recordCall(
         scope.updateId,
         seq,

@@ -318,6 +318,60 @@ describe("the update inbox", () => {
     expect(again).toEqual([{ ok: true, result: true }, first[1]]);
   });
 
+  it("numbers a removal of buttons but does not record it: made again, it finds them gone, which reads as done", async () => {
+    await redis.flushdb();
+    const repo = new UpdateRepository(redis, new HeldWrites(), 60_000);
+    const sent: string[] = [];
+    /** Messages whose buttons are off, as Telegram keeps them. */
+    const bare = new Set<string>();
+    const recorder = createCallRecorder(repo, logger, async (url, init) => {
+      const method = url.slice(url.lastIndexOf("/") + 1);
+      const body = String((init as { body?: string } | undefined)?.body ?? "{}");
+      sent.push(method);
+      if (method === "editMessageReplyMarkup") {
+        const { message_id: id, reply_markup: markup } = JSON.parse(body) as {
+          message_id: number;
+          reply_markup?: unknown;
+        };
+        if (!markup && bare.has(String(id)))
+          return {
+            status: 400,
+            json: async () => ({
+              ok: false,
+              error_code: 400,
+              description:
+                "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+            }),
+          };
+        if (markup) bare.delete(String(id));
+        else bare.add(String(id));
+      }
+      return { status: 200, json: async () => ({ ok: true, result: { method, n: sent.length } }) };
+    });
+    const edit = (payload: object) =>
+      recorder.fetch("http://telegram/bot1:x/editMessageReplyMarkup", {
+        method: "POST",
+        body: JSON.stringify(payload),
+      } as RequestInit);
+    const typedAnswer = (attempt: number) =>
+      recorder.run(91, attempt, async () => [
+        await (await edit({ chat_id: 5, message_id: 40 })).json(),
+        await (await recorder.fetch("http://telegram/bot1:x/sendMessage")).json(),
+      ]);
+    const first = await typedAnswer(1);
+    expect([...(await repo.recordedCalls(91)).keys()]).toEqual([2]);
+    // Handled again: the removal goes out, finds no buttons and reads as done; the message is the recorded one.
+    const again = await typedAnswer(2);
+    expect(sent).toEqual(["editMessageReplyMarkup", "sendMessage", "editMessageReplyMarkup"]);
+    expect(again).toEqual([{ ok: true, result: true }, first[1]]);
+
+    // Setting buttons is recorded as any other call: made again it could fail where the first attempt did not.
+    await recorder.run(92, 1, async () =>
+      (await edit({ chat_id: 5, message_id: 41, reply_markup: {} })).json(),
+    );
+    expect([...(await repo.recordedCalls(92)).keys()]).toEqual([1]);
+  });
+
   it("answers an expired callback query's toast as done, so a late re-handled press still does its step", async () => {
     const repo = new UpdateRepository(redis, new HeldWrites(), 60_000);
     const recorder = createCallRecorder(repo, logger, async () => ({
