@@ -92,7 +92,7 @@ export interface FirstReads {
   conversationKey: string;
 }
 
-/** What the first reads answered: firstReadsLua's values, and the conversation state (read beside the script). */
+/** What the first reads answered: firstReadsLua's values, and the conversation state (read right after the script, in the same write). */
 export interface FirstReadsAnswer {
   reads: FirstReads;
   values: [number, ...(string | null | false)[]];
@@ -139,7 +139,8 @@ export class UpdateReads {
   /**
    * Count the update against its sender's limit (when `limit` is given) and read the user, session and conversation;
    * `run` then handles the update with those cached. One round trip: the script and the read of the (binary,
-   * deflated) conversation state leave together, as Lua would hand the bytes back as text on local mode's stand-in.
+   * deflated) conversation state leave in one write, as Lua would hand the bytes back as text on local mode's
+   * stand-in.
    * None when the update inbox made these reads already (`withAnswer`).
    */
   async begin(
@@ -153,11 +154,13 @@ export class UpdateReads {
       already.taken = true;
       answer = already.answer;
     } else {
-      const [values, conversation] = await Promise.all([
-        this.firstReads.run(this.redis, reads.keys, reads.args) as Promise<FirstReadsAnswer["values"]>,
-        this.redis.getBuffer(reads.conversationKey),
-      ]);
-      answer = { reads, values, conversation };
+      const [values, conversation] = await this.firstReads.runThenGetBuffer(
+        this.redis,
+        reads.keys,
+        reads.args,
+        reads.conversationKey,
+      );
+      answer = { reads, values: values as FirstReadsAnswer["values"], conversation };
     }
     const [verdict, user, session] = answer.values;
     const values = new Map<string, unknown>([

@@ -84,7 +84,8 @@ export class UpdateRepository {
    * `record`, then `acquire` for `owner` in the same round trip: `claim` is the chat's head update (this one, or one
    * queued before it) when the lease was free; none when the update was already recorded or a live process (this
    * one included) holds the lease. With `firstReads` (UpdateReads.plan of this update), a claim of this very update
-   * carries them, made in the same script under the lease just granted (the conversation state read beside it).
+   * carries them, made in the same script under the lease just granted (the conversation state read right after it,
+   * in the same write).
    */
   async recordAndAcquire(
     chat: string,
@@ -112,14 +113,14 @@ export class UpdateRepository {
     let answer: [number, number?, string?, number?, ...FirstReadsAnswer["values"]];
     let conversation: Buffer | null = null;
     if (firstReads && this.recordAcquireAndRead) {
-      [answer, conversation] = await Promise.all([
-        this.recordAcquireAndRead.run(
-          this.redis,
-          [...inboxKeys, ...firstReads.keys],
-          [...inboxArgs, ...firstReads.args],
-        ) as Promise<typeof answer>,
-        this.redis.getBuffer(firstReads.conversationKey),
-      ]);
+      let reply: unknown;
+      [reply, conversation] = await this.recordAcquireAndRead.runThenGetBuffer(
+        this.redis,
+        [...inboxKeys, ...firstReads.keys],
+        [...inboxArgs, ...firstReads.args],
+        firstReads.conversationKey,
+      );
+      answer = reply as typeof answer;
     } else {
       answer = (await RECORD_AND_ACQUIRE.run(this.redis, inboxKeys, inboxArgs)) as typeof answer;
     }
