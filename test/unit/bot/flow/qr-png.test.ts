@@ -21,3 +21,12 @@ describe("qrPng", () => {
     );
   });
 });
+
+describe("qrPng's size", () => {
+  it("keeps an invoice's QR a small photo (a 400-character BOLT11 invoice, drawn at 512 px)", () => {
+    const invoice = `lnbc25u1p${"qpzry9x8gf2tvdw0s3jn54khce6mua7l".repeat(13)}`.slice(0, 400).toUpperCase();
+    const drawn = qrPng(invoice);
+    expect(pngToBitmap(drawn.png)).toEqual(expectedBitmap(invoice, drawn.scale, 4));
+    expect(drawn.png.length).toBeLessThan(4 * 1024);
+  });
+});
