@@ -13,7 +13,8 @@ import { startBenchSandbox } from "../lib/sandbox.ts";
  * update reads and writes, for the report's "what costs what". Through the update inbox as production runs it
  * (record and lease, handle, acknowledge with the chat state; `--inbox false`: bot.handleUpdate alone). Commands
  * the bot sends itself are lower case (ioredis), those its Lua scripts run upper case; the last lines count the
- * former per step: the bot's round trips, but for a read sent in the same tick as another.
+ * former per step (the bot's round trips, but for a read sent in the same tick as another), then the bot's socket
+ * writes to Redis per step (a pipeline leaves in one write; commands sent side by side, in one each).
  *
  *   node --import tsx bench/tools/trace-redis.ts [--inbox false]
  */
@@ -41,6 +42,16 @@ await runJourneys({
   scripted: true,
 });
 
+// The bot's socket writes to Redis per step: commands sent side by side leave in a write each, a pipeline's in one.
+let writes = 0;
+const socket = (bench.redis as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
+const write = socket.write.bind(socket);
+socket.write = (...args: unknown[]) => {
+  writes += 1;
+  return write(...args);
+};
+const writesPerStep: [string, number][] = [];
+
 const monitor = bench.probe.duplicate();
 const lines: string[] = [];
 const stream = await monitor.monitor();
@@ -59,9 +70,11 @@ await runJourneys({
   beforeStep: async (_user, step) => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     lines.push(`--- ${step.name}`);
+    writesPerStep.push([step.name, writes]);
   },
 });
 await new Promise((resolve) => setTimeout(resolve, 100));
+const writesAfter = writes;
 const traced = lines.filter((line) => !/^(info|ping|monitor)/i.test(line) && !/^\S+ process:/.test(line));
 console.log(traced.join("\n"));
 // Sent by the bot (lower case), per step; the heartbeat of the process registry is left out above.
@@ -73,6 +86,13 @@ for (const line of traced) {
 const total = perStep.reduce((sum, [, count]) => sum + count, 0);
 console.log(
   `\nsent by the bot: ${perStep.map(([step, count]) => `${step} ${count}`).join(", ")}; ${total} in all`,
+);
+const stepWrites = writesPerStep.map(([step, at], index) => [
+  step,
+  (writesPerStep[index + 1]?.[1] ?? writesAfter) - at,
+]);
+console.log(
+  `socket writes to Redis: ${stepWrites.map(([step, count]) => `${step} ${count}`).join(", ")}; ${writesAfter - (writesPerStep[0]?.[1] ?? 0)} in all`,
 );
 stream.disconnect();
 monitor.disconnect();
