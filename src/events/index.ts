@@ -96,7 +96,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     store: deps.store,
     outbox,
     deliveries: queues.deliveries,
-    inline,
+    deliverSoon: (orderId, userId) => inline.soon(orderId, userId),
     api: deps.api,
     logger,
     now,
@@ -224,7 +224,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       if (ownsRegistry) await processes.start();
       await queues.startWorkers({
         ingest,
-        deliveries: deliver.process,
+        deliveries: deliver,
         reconcileTick: async () => {
           const outcome = await reconciler.tick(reconcileEveryMs - reconcilerOptions.stepMs);
           await sweep();
