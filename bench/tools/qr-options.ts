@@ -90,7 +90,10 @@ async function time(render: () => Promise<Buffer>): Promise<{ ms: number; bytes:
 const bolt11 = await invoice();
 const text = `lightning:${bolt11.toUpperCase()}`;
 const variants: [string, () => Promise<Buffer>][] = [
-  ["as shipped: 512 px, RGBA, all filters, deflate 9", () => invoiceQrPng(bolt11)],
+  [
+    "as shipped: src/bot/flow/qr-png.ts (1-bit, repeated rows filtered Up, deflate 1)",
+    () => invoiceQrPng(bolt11),
+  ],
   [
     "512 px, grayscale, filter Up, deflate 9",
     () =>
