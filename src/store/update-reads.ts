@@ -92,7 +92,10 @@ export interface FirstReads {
   conversationKey: string;
 }
 
-/** What the first reads answered: firstReadsLua's values, and the conversation state (read right after the script, in the same write). */
+/**
+ * What the first reads answered: firstReadsLua's values, and the conversation state (read right after the script, in
+ * the same write).
+ */
 export interface FirstReadsAnswer {
   reads: FirstReads;
   values: [number, ...(string | null | false)[]];

@@ -131,19 +131,19 @@ export function createCallRecorder(
     const response = await base(url, init);
     let status = response.status;
     let text = response.text ? await response.text() : JSON.stringify(await response.json());
-    const once = repeatable(method, init);
+    const unrecorded = repeatable(method, init);
     if (status === 400 && method === "answerCallbackQuery" && STALE_QUERY.test(text)) {
       // Handled late (after a takeover, or behind a slow update of the chat): the toast can no longer be shown,
       // which is no reason to fail the step the press asked for.
       logger.debug({ updateId: scope.updateId }, "callback query too old to answer; going on");
       status = 200;
       text = '{"ok":true,"result":true}';
-    } else if (status === 400 && once && NOT_MODIFIED.test(text)) {
+    } else if (status === 400 && unrecorded && NOT_MODIFIED.test(text)) {
       // The buttons are off already (taken off by the attempt that died, or never there): done, as the first time.
       status = 200;
       text = '{"ok":true,"result":true}';
     }
-    if (scope.open && !once) {
+    if (scope.open && !unrecorded) {
       await repo.recordCall(
         scope.updateId,
         seq,

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LuaScript } from "#src/store/script.js";
 import { BOTH_STORES } from "../../support/store-fixtures.ts";
 
@@ -14,13 +14,9 @@ describe.each(BOTH_STORES)("LuaScript on %s", (name, connect) => {
   let redis: Redis;
   beforeAll(async () => {
     redis = await connect();
-  });
-  beforeEach(async () => {
     await redis.flushdb();
   });
-  afterAll(async () => {
-    await redis.quit();
-  });
+  afterAll(() => redis.quit());
 
   it("runs the script, then reads a key's bytes after it, the server having the script cached or not", async () => {
     // A fresh stand-in has no script cached; on Redis, forget them all (as after a restart).
