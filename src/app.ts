@@ -13,7 +13,12 @@ import { createMerchantFeed } from "./bot/merchant/feature.ts";
 import { type Alerts, createAlerts } from "./bot/ops/alerts/alerts.ts";
 import { onRefundWithdrawalEvent } from "./bot/ops/refund/settlement.ts";
 import { createDeliverMissing } from "./bot/recovery.ts";
-import { createEventsPipeline, type EventsPipeline, ensureWebhookRegistered } from "./events/index.ts";
+import {
+  createEventsPipeline,
+  type EventsPipeline,
+  ensureWebhookRegistered,
+  setSendingMark,
+} from "./events/index.ts";
 import { createHttpServer, type HttpServer } from "./http/index.ts";
 import type { AccountLanguage } from "./i18n/account-language.ts";
 import type { Translator } from "./i18n/index.ts";
@@ -83,7 +88,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   const bot = createBot(deps, {
     token: options.telegram.token,
     botInfo: options.telegram.botInfo,
-    transformers: [recorder.transformers.innermost, ...transformers, recorder.transformers.outermost],
+    // Innermost: a notification's sending mark is set as its call leaves, after the outbound pacer's wait.
+    transformers: [
+      setSendingMark,
+      recorder.transformers.innermost,
+      ...transformers,
+      recorder.transformers.outermost,
+    ],
     features: options.features ? options.features(deps) : allFeatures(deps),
     fetch: recorder.fetch,
   });

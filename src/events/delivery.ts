@@ -14,6 +14,7 @@ import type {
 import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
 import { type JobQueue, jobIdPart, type QueuedJob, RetryLaterError } from "./queue.ts";
 import { REQUEST_NOTICE_STAGES } from "./request-notices.ts";
+import { sendMarked } from "./sending-mark.ts";
 import type { OpsAlert, PaymentLinkEvent } from "./types.ts";
 
 /**
@@ -46,6 +47,8 @@ interface DeliveryDeps {
   processes?: ProcessRegistry;
   /** How long a delivery waits before trying again when another worker holds the order's lock. */
   lockRetryMs?: number;
+  /** The Telegram Api sets a notification's sending mark as the call leaves (`setSendingMark` installed on it). */
+  marksWhenSent?: boolean;
   /** A notification that was in flight when a process died was not sent again (metrics). */
   onNotificationNotRepeated?: () => void;
   now: () => number;
@@ -179,12 +182,19 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
 
   /**
    * Send one stage's notification with a mark set around the call: a process that dies mid-call leaves the mark,
-   * and the next delivery does not send it again. A refusal or a request that never reached Telegram clears it.
+   * and the next delivery does not send it again. A refusal or a request that never reached Telegram clears it. The
+   * mark is set when the call leaves, after the outbound pacer's wait (src/events/sending-mark.ts), or before the
+   * call when the Api lacks that transformer.
    */
   async function notifyOnce(order: OrderRecord, entry: OutboxEntry, view: View): Promise<void> {
-    await outbox.markSending(order.orderId, entry.seq);
+    const mark = () => outbox.markSending(order.orderId, entry.seq);
+    const send = () => notifier.notify(order, entry.stage, view);
     try {
-      await notifier.notify(order, entry.stage, view);
+      if (deps.marksWhenSent) await sendMarked(mark, send);
+      else {
+        await mark();
+        await send();
+      }
     } catch (error) {
       if (error instanceof GrammyError || error instanceof HttpError || error instanceof UnreachableUserError)
         await outbox.clearSending(order.orderId, entry.seq);

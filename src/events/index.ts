@@ -18,12 +18,14 @@ import { createWebhookReceiver } from "./receiver.ts";
 import { createReconciler, DEFAULT_RECONCILER_OPTIONS } from "./reconciler.ts";
 import { createRecoverySweep, DEFAULT_RECOVERY_OPTIONS } from "./recovery.ts";
 import { createRequestNotices } from "./request-notices.ts";
+import { setsSendingMark } from "./sending-mark.ts";
 
 export { QUEUE_NAMES } from "./keys.ts";
 export type { EventsPipeline, EventsPipelineDeps } from "./pipeline-types.ts";
 export { type DeadLetter, RetryLaterError } from "./queue.ts";
 export type { DeliverMissing, RecoveredMessages } from "./recovery.ts";
 export { ensureWebhookRegistered } from "./registration.ts";
+export { setSendingMark } from "./sending-mark.ts";
 export { signWebhookBody } from "./signature.ts";
 export type { OpsAlert, PaymentLinkEvent } from "./types.ts";
 
@@ -79,6 +81,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       now,
     }),
     processes,
+    marksWhenSent: setsSendingMark(deps.telegram.config.installedTransformers()),
     onNotificationNotRepeated: () => deps.metrics?.notifications.inc({ kind: "not_repeated" }),
     now,
     // The flow records its card within milliseconds; a dead flow's is sent by the recovery sweep after its grace.

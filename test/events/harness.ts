@@ -4,8 +4,13 @@ import { Api } from "grammy";
 import type { Message } from "grammy/types";
 import type { Redis } from "ioredis";
 import { createPayoutApi, type PayoutApi, type Quote, type QuoteRequest } from "#src/api/index.js";
-import { burstPacer } from "#src/bot/telegram-limits.js";
-import { createEventsPipeline, type EventsPipeline, type EventsPipelineDeps } from "#src/events/index.js";
+import { burstPacer, type PacingOptions } from "#src/bot/telegram-limits.js";
+import {
+  createEventsPipeline,
+  type EventsPipeline,
+  type EventsPipelineDeps,
+  setSendingMark,
+} from "#src/events/index.js";
 import type { OpsAlert, PaymentLinkEvent } from "#src/events/types.js";
 import { createHttpServer, type HttpServer, PAYOUT_WEBHOOK_PATH } from "#src/http/index.js";
 import { createTranslator, type Translator } from "#src/i18n/index.js";
@@ -100,6 +105,8 @@ export interface Harness {
 
 export interface HarnessOptions {
   rateLimits?: boolean;
+  /** The outbound pacer's settings (its defaults otherwise). */
+  pacing?: PacingOptions;
   webhooksNowhere?: boolean;
   /** Defaults for every pipeline this harness builds. */
   pipeline?: Partial<EventsPipelineDeps>;
@@ -142,7 +149,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const tg = await startTelegramEmulator({ rateLimits: options.rateLimits ?? false });
   const telegram = new Api(tg.token, { apiRoot: tg.apiRoot });
-  telegram.config.use(burstPacer());
+  // Innermost first, as main.ts installs them: the notification's sending mark, then the pacer, then auto-retry.
+  telegram.config.use(setSendingMark);
+  telegram.config.use(burstPacer(options.pacing));
   telegram.config.use(autoRetry());
   // The bot's own sends while setting up an order (first cards): not part of what the pipeline delivers.
   const setupApi = new Api(tg.token, { apiRoot: tg.apiRoot });
