@@ -6,7 +6,7 @@ import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { Api } from "grammy";
 import { createPayoutApi } from "#src/api/index.js";
 import { createTelegramTransformers, installTransformers } from "#src/bot/telegram-transformers.js";
-import { createEventsPipeline } from "#src/events/index.js";
+import { createEventsPipeline, setSendingMark } from "#src/events/index.js";
 import { createHttpServer, PAYOUT_WEBHOOK_PATH } from "#src/http/index.js";
 import { createTelegramFetch } from "#src/http/telegram-fetch.js";
 import { AccountLanguage } from "#src/i18n/account-language.js";
@@ -219,13 +219,13 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     await accountLanguage.refresh();
     // The HTTP client production's bot.api uses (the call recorder's base, src/http/telegram-fetch.ts).
     const telegram = new Api(token, { apiRoot, fetch: createTelegramFetch() as unknown as typeof fetch });
-    installTransformers(
-      telegram,
-      createTelegramTransformers({
+    installTransformers(telegram, [
+      setSendingMark,
+      ...createTelegramTransformers({
         throttle: options.limits,
         onError: (method, code) => metrics.telegramErrors.inc({ method, code: String(code) }),
       }),
-    );
+    ]);
     const secret = randomBytes(24).toString("hex");
     const events = createEventsPipeline({
       redis,

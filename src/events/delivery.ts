@@ -47,8 +47,6 @@ interface DeliveryDeps {
   processes?: ProcessRegistry;
   /** How long a delivery waits before trying again when another worker holds the order's lock. */
   lockRetryMs?: number;
-  /** The Telegram Api sets a notification's sending mark as the call leaves (`setSendingMark` installed on it). */
-  marksWhenSent?: boolean;
   /** A notification that was in flight when a process died was not sent again (metrics). */
   onNotificationNotRepeated?: () => void;
   now: () => number;
@@ -183,18 +181,14 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
   /**
    * Send one stage's notification with a mark set around the call: a process that dies mid-call leaves the mark,
    * and the next delivery does not send it again. A refusal or a request that never reached Telegram clears it. The
-   * mark is set when the call leaves, after the outbound pacer's wait (src/events/sending-mark.ts), or before the
-   * call when the Api lacks that transformer.
+   * mark is set when the call leaves, after the outbound pacer's wait (src/events/sending-mark.ts).
    */
   async function notifyOnce(order: OrderRecord, entry: OutboxEntry, view: View): Promise<void> {
-    const mark = () => outbox.markSending(order.orderId, entry.seq);
-    const send = () => notifier.notify(order, entry.stage, view);
     try {
-      if (deps.marksWhenSent) await sendMarked(mark, send);
-      else {
-        await mark();
-        await send();
-      }
+      await sendMarked(
+        () => outbox.markSending(order.orderId, entry.seq),
+        () => notifier.notify(order, entry.stage, view),
+      );
     } catch (error) {
       if (error instanceof GrammyError || error instanceof HttpError || error instanceof UnreachableUserError)
         await outbox.clearSending(order.orderId, entry.seq);

@@ -36,6 +36,9 @@ const DUE_SWEEP_EVERY_MS = 1_000;
 const DUE_LEASE_MS = 60_000;
 
 export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
+  // Without it a notification would go out with no sending mark, and a crash right after would send it twice.
+  if (!setsSendingMark(deps.telegram.config.installedTransformers()))
+    throw new Error("the events pipeline's Telegram Api needs setSendingMark installed innermost");
   const logger = deps.logger.child({ module: "events" });
   const now = deps.now ?? Date.now;
   const prefix = deps.queuePrefix ?? "bull";
@@ -81,7 +84,6 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       now,
     }),
     processes,
-    marksWhenSent: setsSendingMark(deps.telegram.config.installedTransformers()),
     onNotificationNotRepeated: () => deps.metrics?.notifications.inc({ kind: "not_repeated" }),
     now,
     // The flow records its card within milliseconds; a dead flow's is sent by the recovery sweep after its grace.

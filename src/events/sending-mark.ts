@@ -24,7 +24,7 @@ export const setSendingMark: Transformer = async (prev, method, payload, signal)
   return prev(method, payload, signal);
 };
 
-/** Whether `setSendingMark` is among the Api's transformers (else the mark is set before the call, as a fallback). */
+/** Whether `setSendingMark` is among the Api's transformers (the events pipeline refuses an Api without it). */
 export function setsSendingMark(installed: readonly Transformer[]): boolean {
   return installed.includes(setSendingMark);
 }

@@ -2,6 +2,7 @@ import { autoRetry } from "@grammyjs/auto-retry";
 import { Api } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { burstPacer } from "#src/bot/telegram-limits.js";
+import { setSendingMark } from "#src/events/index.js";
 import { chatTexts, eventually, type Harness, type PlacedOrder, settled, startHarness } from "./harness.ts";
 
 /**
@@ -39,6 +40,7 @@ describe("a burst of 1,000 events", () => {
 
     const first = h.newPipeline();
     const secondApi = new Api(h.tg.token, { apiRoot: h.tg.apiRoot });
+    secondApi.config.use(setSendingMark);
     secondApi.config.use(burstPacer());
     secondApi.config.use(autoRetry());
     const second = h.newPipeline({ telegram: secondApi });
