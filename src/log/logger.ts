@@ -31,21 +31,68 @@ const PII_KEYS = [
   "paybillNumber",
 ];
 
-function redactPaths(): string[] {
-  const paths: string[] = [];
-  for (const key of [...SECRET_KEYS, ...PII_KEYS]) {
-    const accessor = /^[A-Za-z_$][\w$]*$/.test(key) ? key : `["${key}"]`;
-    const join = (prefix: string) =>
-      accessor.startsWith("[") ? `${prefix}${accessor}` : `${prefix}.${accessor}`;
-    paths.push(accessor.startsWith("[") ? `${accessor}` : accessor);
-    paths.push(join("*"));
-    paths.push(join("*.*"));
-    paths.push(join("*.*.*"));
-  }
-  return paths;
+const secretSet = new Set(SECRET_KEYS);
+const piiSet = new Set(PII_KEYS);
+/** How deep fields are looked at: a masked key is found up to five objects below the line's own fields. */
+const MASK_DEPTH = 6;
+
+function censor(key: string, value: unknown): unknown {
+  if (piiSet.has(key))
+    return typeof value === "string" || typeof value === "number" ? maskDigits(String(value)) : "[redacted]";
+  return maskSecret(value);
 }
 
-const piiSet = new Set(PII_KEYS);
+/**
+ * The value with every secret and personal field masked, at any of the first six levels. Only the objects on the
+ * way to a masked field are copied (the caller's objects are never changed), so a line with none costs one walk.
+ * pino's own `redact` option, with these keys as wildcard paths four levels deep, redacted every top-level field
+ * against every path: 45 µs for a line of three ids, against 2.7 µs through this walk (bench/tools/log-cost.ts).
+ */
+function masked(value: unknown, depth: number): unknown {
+  if (depth >= MASK_DEPTH || value === null || typeof value !== "object" || ArrayBuffer.isView(value))
+    return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const next = masked(value[index], depth + 1);
+      if (next !== value[index]) {
+        copy ??= [...value];
+        copy[index] = next;
+      }
+    }
+    return copy ?? value;
+  }
+  let copy: Record<string, unknown> | undefined;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const field = record[key];
+    const next =
+      secretSet.has(key) || piiSet.has(key)
+        ? censor(key, field)
+        : depth === 0 && key === "err"
+          ? field // serializeError keeps only fields that explain the error, with their text scrubbed
+          : masked(field, depth + 1);
+    if (next !== field) {
+      copy ??= { ...record };
+      copy[key] = next;
+    }
+  }
+  return copy ?? value;
+}
+
+const maskFields = (fields: Record<string, unknown>) => masked(fields, 0) as Record<string, unknown>;
+
+/**
+ * pino's bindings formatter sees only the root's own bindings, never a child's: a child's bindings are masked on
+ * the way in. Children are made from their parent's prototype, so theirs go through here too.
+ */
+function maskChildBindings(logger: Logger): Logger {
+  const child = logger.child;
+  logger.child = function maskedChild(this: Logger, bindings, options) {
+    return child.call(this, maskFields(bindings), options);
+  } as Logger["child"];
+  return logger;
+}
 
 interface LoggerOptions {
   level: string;
@@ -56,36 +103,27 @@ interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions): Logger {
-  const redact = {
-    paths: redactPaths(),
-    censor: (value: unknown, path: string[]) => {
-      const key = path[path.length - 1] ?? "";
-      if (piiSet.has(key))
-        return typeof value === "string" || typeof value === "number"
-          ? maskDigits(String(value))
-          : "[redacted]";
-      return maskSecret(value);
-    },
-  };
   const base: pino.LoggerOptions = {
     level: options.level,
     name: options.name,
-    redact,
+    formatters: { log: maskFields },
     serializers: {
       err: serializeError,
     },
   };
-  if (options.destination) return pino(base, options.destination);
+  if (options.destination) return maskChildBindings(pino(base, options.destination));
   if (options.pretty && prettyAvailable()) {
-    return pino({
-      ...base,
-      transport: {
-        target: "pino-pretty",
-        options: { colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" },
-      },
-    });
+    return maskChildBindings(
+      pino({
+        ...base,
+        transport: {
+          target: "pino-pretty",
+          options: { colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" },
+        },
+      }),
+    );
   }
-  return pino(base);
+  return maskChildBindings(pino(base));
 }
 
 /**

@@ -84,4 +84,43 @@ describe("logger redaction", () => {
     expect(line).not.toContain("0123456789");
     expect(line).not.toContain("pin 4321");
   });
+
+  it("masks fields down to the sixth level, in arrays too, and leaves the caller's objects as they were", () => {
+    const { lines, logger } = capture();
+    const fields = {
+      token: "123456:ABCDEF",
+      order: { beneficiary: { identifiers: { phoneNumber: "+254712345678", network: "Safaricom" } } },
+      recipients: [{ bankAccountNumber: "0123456789" }, { tillNumber: 5_123_456 }],
+      headers: { authorization: "Bearer abc.def" },
+      config: { webhook: { signing: { secret: { value: "whsec-deep" } } } },
+      a: { b: { c: { d: { e: { phone: "+2348012345678" } } } } },
+    };
+    const before = structuredClone(fields);
+    logger.info(fields, "deep fields");
+    const logged = JSON.parse(lines[0] ?? "{}") as typeof fields & { msg: string };
+    expect(logged.msg).toBe("deep fields");
+    expect(logged.token).toBe("[redacted]");
+    expect(logged.order.beneficiary.identifiers).toEqual({
+      phoneNumber: "+********5678",
+      network: "Safaricom",
+    });
+    expect(logged.recipients).toEqual([{ bankAccountNumber: "******6789" }, { tillNumber: "***3456" }]);
+    expect(logged.headers.authorization).toBe("[redacted]");
+    // A secret key is masked whole, whatever it holds.
+    expect(logged.config.webhook.signing.secret).toBe("[unset]");
+    expect(logged.a.b.c.d.e.phone).toBe("+*********5678");
+    expect(fields).toEqual(before);
+  });
+
+  it("masks a child logger's bindings, and its children's", () => {
+    const { lines, logger } = capture();
+    const child = logger.child({ module: "feed", apiKey: "key-abcdef" });
+    child.child({ beneficiary: { accountNumber: "0123456789" } }).warn("from a grandchild");
+    const line = lines[0] ?? "";
+    expect(line).toContain('"module":"feed"');
+    expect(line).toContain("from a grandchild");
+    expect(line).not.toContain("key-abcdef");
+    expect(line).not.toContain("0123456789");
+    expect(line).toContain("******6789");
+  });
 });
