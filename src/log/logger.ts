@@ -111,19 +111,18 @@ export function createLogger(options: LoggerOptions): Logger {
       err: serializeError,
     },
   };
-  if (options.destination) return maskChildBindings(pino(base, options.destination));
-  if (options.pretty && prettyAvailable()) {
-    return maskChildBindings(
-      pino({
-        ...base,
-        transport: {
-          target: "pino-pretty",
-          options: { colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" },
-        },
-      }),
-    );
-  }
-  return maskChildBindings(pino(base));
+  const logger = options.destination
+    ? pino(base, options.destination)
+    : options.pretty && prettyAvailable()
+      ? pino({
+          ...base,
+          transport: {
+            target: "pino-pretty",
+            options: { colorize: true, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" },
+          },
+        })
+      : pino(base);
+  return maskChildBindings(logger);
 }
 
 /**
