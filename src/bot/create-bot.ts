@@ -16,6 +16,7 @@ import {
   createTelegramTransformers,
   installTransformers,
 } from "./telegram-transformers.ts";
+import { jsonTransport } from "./telegram-transport.ts";
 
 /**
  * Bump whenever a conversation's steps change: stored flows of the old shape are discarded instead of replayed
@@ -69,6 +70,8 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
     client: { apiRoot: deps.config.telegram.apiRoot, ...(options.fetch ? { fetch: options.fetch } : {}) },
   });
   const transformers = options.transformers ?? createTelegramTransformers({ logger: deps.logger });
+  // Innermost, below every other transformer: posts JSON calls without grammY's per-call envelope.
+  bot.api.config.use(jsonTransport(bot.api));
   installTransformers(bot.api, transformers);
   const inConversation = conversationTransformers(transformers);
   const answered = answeredQueriesOf(transformers);

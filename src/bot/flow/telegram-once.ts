@@ -2,6 +2,7 @@ import { Api, Context, GrammyError, HttpError, type Transformer } from "grammy";
 import type { ResponseParameters } from "grammy/types";
 import type { BotContext, FlowConversation } from "#src/bot/context.js";
 import { conversationTransformers, installTransformers } from "#src/bot/telegram-transformers.js";
+import { jsonTransport } from "#src/bot/telegram-transport.js";
 
 /**
  * Telegram calls made once from a conversation, logging only what the caller keeps. A call made inside a
@@ -56,6 +57,7 @@ function flowApi(outside: Api): Api {
     return known.api;
   }
   const api = new Api(outside.token, outside.options);
+  api.config.use(jsonTransport(api));
   installTransformers(api, conversationTransformers(installed));
   if (key) flowApis.set(key, { token: outside.token, installed, api });
   return api;
