@@ -6,6 +6,7 @@ import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { Api } from "grammy";
 import { createPayoutApi } from "#src/api/index.js";
 import { createTelegramTransformers, installTransformers } from "#src/bot/telegram-transformers.js";
+import { jsonTransport } from "#src/bot/telegram-transport.js";
 import { createEventsPipeline, setSendingMark } from "#src/events/index.js";
 import { createHttpServer, PAYOUT_WEBHOOK_PATH } from "#src/http/index.js";
 import { createTelegramFetch } from "#src/http/telegram-fetch.js";
@@ -219,6 +220,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     await accountLanguage.refresh();
     // The HTTP client production's bot.api uses (the call recorder's base, src/http/telegram-fetch.ts).
     const telegram = new Api(token, { apiRoot, fetch: createTelegramFetch() as unknown as typeof fetch });
+    // Innermost, as createBot installs it on bot.api.
+    telegram.config.use(jsonTransport(telegram));
     installTransformers(telegram, [
       setSendingMark,
       ...createTelegramTransformers({
