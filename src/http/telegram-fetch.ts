@@ -16,14 +16,80 @@ interface TelegramRequestInit {
   signal?: AbortSignal;
 }
 
-/** The response grammY's client reads once, over the whole body's text. */
-function responseOf(status: number, text: string): TelegramResponse {
-  return {
-    ok: status >= 200 && status < 300,
-    status,
-    text: async () => text,
-    json: async () => JSON.parse(text) as unknown,
-  };
+/**
+ * A response whose body is already here, as grammY's client reads it (`json()`; the call recorder reads `text()`).
+ * Methods on the prototype rather than closures per call: a Bot API call is made for every screen and notification.
+ */
+export class BufferedResponse implements TelegramResponse {
+  readonly ok: boolean;
+
+  constructor(
+    readonly status: number,
+    private readonly body: string,
+  ) {
+    this.ok = status >= 200 && status < 300;
+  }
+
+  async text(): Promise<string> {
+    return this.body;
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(this.body) as unknown;
+  }
+}
+
+/** undici's handler for one call: the answer gathered into one string, or the failure, settles the call. */
+class BufferingHandler implements Dispatcher.DispatchHandler {
+  private readonly chunks: Buffer[] = [];
+  private status = 0;
+  private controller: Dispatcher.DispatchController | undefined;
+  private abortedWith: Error | undefined;
+  private readonly onAbort: (() => void) | undefined;
+
+  constructor(
+    private readonly resolve: (response: TelegramResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    if (signal) {
+      this.onAbort = () => {
+        this.abortedWith = (signal.reason as Error | undefined) ?? new errors.RequestAbortedError();
+        this.controller?.abort(this.abortedWith);
+      };
+      signal.addEventListener("abort", this.onAbort);
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // Aborted while waiting for a connection: nothing has been written yet, and nothing will be.
+    if (this.abortedWith) controller.abort(this.abortedWith);
+    else this.controller = controller;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    // An informational answer (1xx) comes before the real one.
+    if (statusCode >= 200) this.status = statusCode;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.done();
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    this.resolve(new BufferedResponse(this.status, body.toString("utf8")));
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.done();
+    this.reject(error);
+  }
+
+  private done(): void {
+    if (this.onAbort) this.signal?.removeEventListener("abort", this.onAbort);
+  }
 }
 
 /**
@@ -47,17 +113,7 @@ export function createTelegramFetch(): (
         reject(signal.reason ?? new errors.RequestAbortedError());
         return;
       }
-      let controller: Dispatcher.DispatchController | undefined;
-      let abortedWith: unknown;
-      const onAbort = () => {
-        abortedWith = signal?.reason ?? new errors.RequestAbortedError();
-        controller?.abort(abortedWith as Error);
-      };
-      signal?.addEventListener("abort", onAbort);
-      const done = () => signal?.removeEventListener("abort", onAbort);
       const pathAt = url.indexOf("/", url.indexOf("//") + 2);
-      const chunks: Buffer[] = [];
-      let status = 0;
       dispatcher.dispatch(
         {
           origin: url.slice(0, pathAt),
@@ -66,29 +122,7 @@ export function createTelegramFetch(): (
           headers: init.headers ?? null,
           body: (init.body as string | undefined) ?? null,
         },
-        {
-          onRequestStart(started) {
-            // Aborted while waiting for a connection: nothing has been written yet, and nothing will be.
-            if (abortedWith !== undefined) started.abort(abortedWith as Error);
-            else controller = started;
-          },
-          onResponseStart(_controller, statusCode) {
-            // An informational answer (1xx) comes before the real one.
-            if (statusCode >= 200) status = statusCode;
-          },
-          onResponseData(_controller, chunk) {
-            chunks.push(chunk);
-          },
-          onResponseEnd() {
-            done();
-            const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-            resolve(responseOf(status, body.toString("utf8")));
-          },
-          onResponseError(_controller, error) {
-            done();
-            reject(error);
-          },
-        },
+        new BufferingHandler(resolve, reject, signal),
       );
     });
 }

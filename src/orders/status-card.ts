@@ -54,13 +54,14 @@ function newQuoteKeyboard(order: OrderRecord, t: TFunction): InlineKeyboard {
   return new InlineKeyboard().text(t("status:button.newQuote"), requoteCallbackData(order.orderId));
 }
 
-function summaryLines(order: OrderRecord, t: TFunction, locale: string): string[] {
+/** `receive` is the formatted amount received, which the caller also needs (formatted once: Intl is not free). */
+function summaryLines(order: OrderRecord, t: TFunction, locale: string, receive: string): string[] {
   const { breakdown, rate } = breakdownLines(order, t, locale);
   return [
     t("status:field.recipient", { recipient: escapeHtml(order.recipientLabel) }),
     t("status:field.pay", { amount: formatOrderMoney(order.pay, locale) }),
     breakdown,
-    t(`status:field.receive.${order.kind}`, { amount: formatOrderMoney(order.receive, locale) }),
+    t(`status:field.receive.${order.kind}`, { amount: receive }),
     ...(rate ? [rate] : []),
   ];
 }
@@ -85,17 +86,22 @@ function failureText(order: OrderRecord, t: TFunction, locale: string): string {
 /** The status card for the order's current stage. `locale` is the Intl locale of the owner's language. */
 export function renderStatusCard(order: OrderRecord, t: TFunction, locale: string): RenderedCard {
   const orderId = escapeHtml(order.orderId);
-  const lines = [t(`status:title.${order.kind}`, { orderId }), ...summaryLines(order, t, locale), ""];
+  const receive = formatOrderMoney(order.receive, locale);
+  const lines = [
+    t(`status:title.${order.kind}`, { orderId }),
+    ...summaryLines(order, t, locale, receive),
+    "",
+  ];
   const stageKey = order.stage === "payout_sent" && order.kind === "buy" ? "payout_sent_buy" : order.stage;
   lines.push(t(`status:stage.${stageKey}`));
   let keyboard: InlineKeyboard | undefined;
-  const time = formatExpiryTime(order, locale);
   const recipient = escapeHtml(order.recipientLabel);
-  const receive = formatOrderMoney(order.receive, locale);
 
   switch (order.stage) {
     case "awaiting_payment":
-      lines.push(variant(t, "status:detail.awaiting_payment", order, { time }));
+      lines.push(
+        variant(t, "status:detail.awaiting_payment", order, { time: formatExpiryTime(order, locale) }),
+      );
       break;
     case "payment_received":
       lines.push(variant(t, "status:detail.payment_received", order, {}));
@@ -131,7 +137,7 @@ export function renderStatusCard(order: OrderRecord, t: TFunction, locale: strin
       }
       break;
     case "expired":
-      lines.push(variant(t, "status:detail.expired", order, { time }));
+      lines.push(variant(t, "status:detail.expired", order, { time: formatExpiryTime(order, locale) }));
       keyboard = newQuoteKeyboard(order, t);
       break;
   }
@@ -167,7 +173,7 @@ export function renderNotification(
 export function renderQuoteExpired(order: OrderRecord, t: TFunction, locale: string): RenderedCard {
   const lines = [
     t("status:quoteExpired.title", { time: formatExpiryTime(order, locale) }),
-    ...summaryLines(order, t, locale),
+    ...summaryLines(order, t, locale, formatOrderMoney(order.receive, locale)),
     "",
     t("status:quoteExpired.body"),
   ];

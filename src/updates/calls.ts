@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Transformer } from "grammy";
-import { createTelegramFetch } from "#src/http/telegram-fetch.js";
+import { BufferedResponse, createTelegramFetch } from "#src/http/telegram-fetch.js";
 import type { Logger } from "#src/log/logger.js";
 import type { UpdateRepository } from "#src/store/index.js";
 
@@ -82,16 +82,6 @@ const STALE_QUERY = /query is too old|query ID is invalid/;
 /** Telegram's answer to an edit that changes nothing: for a removal of buttons, they are gone already. */
 const NOT_MODIFIED = /message is not modified/;
 
-/** The minimal response grammY's client reads (`res.json()`), built from the recorded text. */
-function answerOf(status: number, text: string) {
-  return {
-    ok: status >= 200 && status < 300,
-    status,
-    json: async () => JSON.parse(text) as unknown,
-    text: async () => text,
-  };
-}
-
 export interface CallRecorder {
   /** `client.fetch` for the bot's Api (and every Api grammY and the conversations plugin derive from it). */
   fetch: typeof fetch;
@@ -121,7 +111,7 @@ export function createCallRecorder(
     const recorded = scope.recorded?.get(seq);
     if (recorded !== undefined) {
       const answer = decodeAnswer(recorded);
-      if (answer.m === method) return answerOf(answer.s, answer.b);
+      if (answer.m === method) return new BufferedResponse(answer.s, answer.b);
       logger.warn(
         { updateId: scope.updateId, seq, method, recorded: answer.m },
         "handling took another path than the first attempt; later calls go to Telegram",
@@ -152,7 +142,7 @@ export function createCallRecorder(
       );
       scope.wrote = true;
     }
-    return answerOf(status, text);
+    return new BufferedResponse(status, text);
   };
 
   return {
