@@ -1,56 +1,34 @@
 import { once } from "node:events";
-import { createServer, type Server, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Api, GrammyError, HttpError, InputFile } from "grammy";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { jsonTransport } from "#src/bot/telegram-transport.js";
 import { createTelegramFetch } from "#src/http/telegram-fetch.js";
-
-interface Arrival {
-  path: string;
-  contentType: string | undefined;
-  body: string;
-}
+import { refusal, startBotApiStandIn } from "../../support/bot-api-stand-in.ts";
 
 describe("the JSON transport under the bot's transformers", () => {
-  let server: Server;
+  let telegram: Awaited<ReturnType<typeof startBotApiStandIn>>;
   let apiRoot: string;
-  const arrivals: Arrival[] = [];
-  let answer: (res: ServerResponse) => void;
   /** How each fetch call was made: grammY's own path always passes an abort signal, the transport never does. */
   const fetches: { url: string; signal: boolean }[] = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const parts: Buffer[] = [];
-      req.on("data", (part: Buffer) => parts.push(part));
-      req.on("end", () => {
-        arrivals.push({
-          path: req.url ?? "",
-          contentType: req.headers["content-type"],
-          body: Buffer.concat(parts).toString("utf8"),
-        });
-        answer(res);
-      });
-    });
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    apiRoot = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    telegram = await startBotApiStandIn();
+    apiRoot = telegram.apiRoot;
   });
-  afterAll(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  afterAll(() => telegram.close());
   beforeEach(() => {
-    arrivals.length = 0;
+    telegram.reset();
     fetches.length = 0;
-    answer = (res) =>
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({ ok: true, result: { message_id: 7, date: 0, chat: { id: 1, type: "private" } } }),
-        );
   });
+  /** What arrived, the body as text. */
+  const arrivals = () =>
+    telegram.arrivals.map(({ path, contentType, body }) => ({
+      path,
+      contentType,
+      body: body.toString("utf8"),
+    }));
 
   const counted = (root = apiRoot) => {
     const base = createTelegramFetch();
@@ -79,21 +57,16 @@ describe("the JSON transport under the bot's transformers", () => {
 
     expect(sent).toMatchObject({ message_id: 7 });
     expect(fetches.map((call) => call.signal)).toEqual([true, false]);
-    expect(arrivals).toHaveLength(2);
-    expect(arrivals[1]).toEqual(arrivals[0]);
-    expect(arrivals[1]).toMatchObject({
+    expect(arrivals()).toHaveLength(2);
+    expect(arrivals()[1]).toEqual(arrivals()[0]);
+    expect(arrivals()[1]).toMatchObject({
       path: "/bot1:token/editMessageText",
       contentType: "application/json",
     });
   });
 
   it("hands Telegram's refusal to the transformers above, which grammY turns into a GrammyError", async () => {
-    answer = (res) =>
-      res
-        .writeHead(400, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({ ok: false, error_code: 400, description: "Bad Request: message is not modified" }),
-        );
+    telegram.answerWith(refusal(400, "Bad Request: message is not modified"));
     const api = withTransport();
     const seen: unknown[] = [];
     api.config.use(async (prev, method, payload, signal) => {
@@ -119,9 +92,9 @@ describe("the JSON transport under the bot's transformers", () => {
     await api.sendMessage(42, "abortable", {}, new AbortController().signal as never);
 
     expect(fetches.map((call) => call.signal)).toEqual([true, true, true]);
-    expect(arrivals[0]!.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    expect(arrivals()[0]!.contentType).toMatch(/^multipart\/form-data; boundary=/);
     // grammY leaves the null out, as it always did.
-    expect(JSON.parse(arrivals[1]!.body)).toEqual({ chat_id: 42, text: "no keyboard" });
+    expect(JSON.parse(arrivals()[1]!.body)).toEqual({ chat_id: 42, text: "no keyboard" });
   });
 
   it("fails a call that cannot reach Telegram with grammY's HttpError and message", async () => {
@@ -150,6 +123,6 @@ describe("the JSON transport under the bot's transformers", () => {
 
     await expect(api.sendMessage(42, "via node-fetch")).resolves.toMatchObject({ message_id: 7 });
     expect(fetches).toHaveLength(0);
-    expect(arrivals).toHaveLength(1);
+    expect(arrivals()).toHaveLength(1);
   });
 });

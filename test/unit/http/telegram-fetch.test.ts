@@ -1,63 +1,22 @@
 import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { Api, HttpError, InputFile } from "grammy";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTelegramFetch } from "#src/http/telegram-fetch.js";
-
-/** A Bot API stand-in over real HTTP: records what arrives, answers as the test says. */
-interface Arrival {
-  method: string;
-  path: string;
-  contentType: string | undefined;
-  body: Buffer;
-}
+import { refusal, startBotApiStandIn } from "../../support/bot-api-stand-in.ts";
 
 describe("the bot's Telegram HTTP client (grammY's client.fetch)", () => {
-  let server: Server;
+  let telegram: Awaited<ReturnType<typeof startBotApiStandIn>>;
   let apiRoot: string;
-  const arrivals: Arrival[] = [];
-  /** Requests whose connection closed before they were answered. */
-  let abandoned = 0;
-  let answer: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const parts: Buffer[] = [];
-      req.on("data", (part: Buffer) => parts.push(part));
-      req.on("end", () => {
-        const body = Buffer.concat(parts);
-        arrivals.push({
-          method: req.method ?? "",
-          path: req.url ?? "",
-          contentType: req.headers["content-type"],
-          body,
-        });
-        res.on("close", () => {
-          if (!res.writableFinished) abandoned += 1;
-        });
-        answer(req, res, body);
-      });
-    });
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    apiRoot = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    telegram = await startBotApiStandIn();
+    apiRoot = telegram.apiRoot;
   });
-  afterAll(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  beforeEach(() => {
-    arrivals.length = 0;
-    abandoned = 0;
-    answer = (_req, res) =>
-      res
-        .writeHead(200, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({ ok: true, result: { message_id: 7, date: 0, chat: { id: 1, type: "private" } } }),
-        );
-  });
+  afterAll(() => telegram.close());
+  beforeEach(() => telegram.reset());
 
   const api = (timeoutSeconds?: number) =>
     new Api("1:token", {
@@ -70,13 +29,13 @@ describe("the bot's Telegram HTTP client (grammY's client.fetch)", () => {
     const sent = await api().sendMessage(42, "héllo <b>x</b>", { parse_mode: "HTML" });
 
     expect(sent.message_id).toBe(7);
-    expect(arrivals).toHaveLength(1);
-    expect(arrivals[0]).toMatchObject({
+    expect(telegram.arrivals).toHaveLength(1);
+    expect(telegram.arrivals[0]).toMatchObject({
       method: "POST",
       path: "/bot1:token/sendMessage",
       contentType: "application/json",
     });
-    expect(JSON.parse(arrivals[0]!.body.toString("utf8"))).toEqual({
+    expect(JSON.parse(telegram.arrivals[0]!.body.toString("utf8"))).toEqual({
       chat_id: 42,
       text: "héllo <b>x</b>",
       parse_mode: "HTML",
@@ -86,12 +45,12 @@ describe("the bot's Telegram HTTP client (grammY's client.fetch)", () => {
   it("reads an answer that arrives in several pieces, multi-byte characters split between them", async () => {
     const text = `${"₦".repeat(5_000)} done`;
     const json = Buffer.from(JSON.stringify({ ok: true, result: { message_id: 8, text } }));
-    answer = (_req, res) => {
+    telegram.answerWith((_req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": json.length });
       // "₦" is three bytes: cut inside one, across separate writes.
       res.write(json.subarray(0, 1_001));
       setTimeout(() => res.end(json.subarray(1_001)), 20);
-    };
+    });
 
     const response = await createTelegramFetch()(`${apiRoot}/bot1:token/getMe`);
 
@@ -100,12 +59,7 @@ describe("the bot's Telegram HTTP client (grammY's client.fetch)", () => {
   });
 
   it("gives Telegram's refusal to grammY with its status, which grammY turns into a GrammyError", async () => {
-    answer = (_req, res) =>
-      res
-        .writeHead(400, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({ ok: false, error_code: 400, description: "Bad Request: message is not modified" }),
-        );
+    telegram.answerWith(refusal(400, "Bad Request: message is not modified"));
     const response = await createTelegramFetch()(`${apiRoot}/bot1:token/editMessageText`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -127,17 +81,17 @@ describe("the bot's Telegram HTTP client (grammY's client.fetch)", () => {
       new InputFile(Readable.from([bytes.subarray(0, 70_000), bytes.subarray(70_000)])),
     );
 
-    expect(arrivals).toHaveLength(1);
-    expect(arrivals[0]!.path).toBe("/bot1:token/sendPhoto");
-    expect(arrivals[0]!.contentType).toMatch(/^multipart\/form-data; boundary=/);
-    expect(arrivals[0]!.body.includes(bytes)).toBe(true);
+    expect(telegram.arrivals).toHaveLength(1);
+    expect(telegram.arrivals[0]!.path).toBe("/bot1:token/sendPhoto");
+    expect(telegram.arrivals[0]!.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    expect(telegram.arrivals[0]!.body.includes(bytes)).toBe(true);
   });
 
   it("abandons a call when grammY's timeout fires: the call fails and the connection is closed", async () => {
-    answer = () => undefined; // never answers
+    telegram.answerWith(() => undefined); // never answers
 
     await expect(api(0.3).sendMessage(42, "slow")).rejects.toBeInstanceOf(HttpError);
-    await expect.poll(() => abandoned).toBe(1);
+    await expect.poll(() => telegram.abandoned()).toBe(1);
   });
 
   it("never sends a call whose signal was aborted before it could start", async () => {
@@ -160,7 +114,7 @@ describe("the bot's Telegram HTTP client (grammY's client.fetch)", () => {
     await expect(pending).rejects.toThrow(/aborted/i);
 
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(arrivals).toHaveLength(0);
+    expect(telegram.arrivals).toHaveLength(0);
   });
 
   it("rejects when nothing listens, which grammY reports as an HttpError", async () => {
