@@ -23,7 +23,7 @@ function plainJson(value: unknown, depth: number): boolean {
  * The innermost transformer of an Api the bot builds (bot.api, the flows' Api): a JSON call is posted through the
  * Api's own `client.fetch` (src/http/telegram-fetch.ts, wrapped by the call recorder) without grammY's envelope
  * around each call (a polyfilled AbortController, a timer and a race per call, and JSON written through a replacer
- * that drops nulls): about 13 µs of CPU per call (bench/tools/io-costs.ts). What reaches Telegram and what the
+ * that drops nulls): about 15 µs of CPU per call (bench/tools/io-costs.ts). What reaches Telegram and what the
  * transformers above see are the same: the same URL, body and answer, and a failure to reach Telegram is the same
  * HttpError. File uploads, payloads with a null, calls with an abort signal and Apis without a custom `fetch` or
  * with a custom URL scheme take grammY's own path. Never installed on a conversation's context: there the
