@@ -38,12 +38,10 @@ export function jsonTransport(api: Api): Transformer {
   const base = `${options.apiRoot ?? "https://api.telegram.org"}/bot${api.token}/`;
   return async (prev, method, payload, signal) => {
     if (signal !== undefined || !plainJson(payload, 0)) return prev(method, payload, signal);
+    // Outside the try, as in grammY: a payload JSON cannot write is the caller's error, not the network's.
+    const body = JSON.stringify(payload ?? {});
     try {
-      const response = await fetch(base + method, {
-        method: "POST",
-        headers: JSON_HEADERS,
-        body: JSON.stringify(payload ?? {}),
-      });
+      const response = await fetch(base + method, { method: "POST", headers: JSON_HEADERS, body });
       return await response.json();
     } catch (error) {
       throw new HttpError(`Network request for '${method}' failed!`, error);

@@ -117,6 +117,20 @@ describe("the JSON transport under the bot's transformers", () => {
     expect(fetches.map((call) => call.signal)).toEqual([false, true]);
   });
 
+  it("fails a payload JSON cannot write as grammY does: the caller's TypeError, nothing sent", async () => {
+    const unwritable = { message_thread_id: 1n as unknown as number };
+    const viaTransport = await withTransport()
+      .sendMessage(42, "x", unwritable)
+      .catch((error: unknown) => error);
+    const viaGrammy = await new Api("1:token", counted())
+      .sendMessage(42, "x", unwritable)
+      .catch((error: unknown) => error);
+
+    expect(viaTransport).toBeInstanceOf(TypeError);
+    expect(viaGrammy).toBeInstanceOf(TypeError);
+    expect(telegram.arrivals).toHaveLength(0);
+  });
+
   it("stands aside on an Api without a custom fetch", async () => {
     const api = new Api("1:token", { apiRoot });
     api.config.use(jsonTransport(api));
