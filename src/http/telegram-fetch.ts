@@ -96,10 +96,10 @@ class BufferingHandler implements Dispatcher.DispatchHandler {
  * grammY's `client.fetch` on undici's `dispatch` instead of grammY's default (node-fetch over `http.Agent`). A
  * Bot API call costs about four fifths of the CPU it cost on undici's `request` (49 against 61 µs,
  * bench/tools/io-costs.ts) and under half of node-fetch's: the answer, a Message of about a kilobyte, is gathered
- * into one string without a readable stream in between. Only what grammY's client uses is kept: method, headers, body (string or stream),
- * the abort signal, and a response it reads once. grammY's own timeout (its signal) still applies: an abort
- * before the request reaches a connection sends nothing, one later closes the connection. A refused connection
- * rejects, which grammY turns into an HttpError. Connections are kept alive per origin.
+ * into one string without a readable stream in between. Only what grammY's client uses is kept: method, headers,
+ * body (string or stream), the abort signal, and a response it reads once. grammY's own timeout (its signal) still
+ * applies: an abort before the request reaches a connection sends nothing, one later closes the connection. A
+ * refused connection rejects, which grammY turns into an HttpError. Connections are kept alive per origin.
  */
 export function createTelegramFetch(): (
   url: string,
@@ -113,11 +113,12 @@ export function createTelegramFetch(): (
         reject(signal.reason ?? new errors.RequestAbortedError());
         return;
       }
+      // grammY's URLs are `${apiRoot}/bot<token>/<method>`: the origin ends at the first "/" after "scheme://".
       const pathAt = url.indexOf("/", url.indexOf("//") + 2);
       dispatcher.dispatch(
         {
-          origin: url.slice(0, pathAt),
-          path: url.slice(pathAt),
+          origin: pathAt < 0 ? url : url.slice(0, pathAt),
+          path: pathAt < 0 ? "/" : url.slice(pathAt),
           method: (init.method ?? "GET") as Dispatcher.HttpMethod,
           headers: init.headers ?? null,
           body: (init.body as string | undefined) ?? null,
