@@ -2,13 +2,15 @@ import { type Api, GrammyError } from "grammy";
 import { escapeHtml, intlLocale, type LanguageCode, type Translator } from "#src/i18n/index.js";
 import type { Logger } from "#src/log/logger.js";
 import { formatOrderMoney } from "#src/orders/index.js";
-import type { OrderStage, Store } from "#src/store/index.js";
+import type { MoneyRequest, OrderStage, Store } from "#src/store/index.js";
+import { RetryLaterError } from "./queue.ts";
 
 /**
  * The requester's side of a paid money request: when the payer's order (it remembers the request) is paid and when
  * it lands — or fails after payment — the requester is told, in their own language. Each notice is its own delivery
  * job (queued by the order's delivery, with a job id per order and stage) and is marked told after it was sent, so
- * a retried job or a repeated delivery does not send it again.
+ * a retried job or a repeated delivery does not send it again. One job at a time tells a request (`holdTelling`):
+ * a payout that lands right after its payment runs both jobs at once, and each would find "paid" not yet told.
  */
 interface RequestNoticeDeps {
   telegram: Api;
@@ -18,6 +20,9 @@ interface RequestNoticeDeps {
   logger: Logger;
   now: () => number;
 }
+
+/** How soon a notice job that found its request being told looks again. */
+const TELLING_RETRY_MS = 250;
 
 /** The payer's order stages the requester hears about. */
 export const REQUEST_NOTICE_STAGES: readonly OrderStage[] = ["payment_received", "completed", "failed"];
@@ -38,6 +43,18 @@ export function createRequestNotices(deps: RequestNoticeDeps) {
     }
     // A payout that lands without its "payment received" event ever reaching us still tells the payment first.
     const stages: OrderStage[] = stage === "completed" ? ["payment_received", "completed"] : [stage];
+    const telling = await store.requests.holdTelling(request.token);
+    // The other stage's job is telling this request: after it, this one finds what it already told.
+    if (!telling) throw new RetryLaterError(TELLING_RETRY_MS);
+    try {
+      await tellStages(request, stages, orderId);
+    } finally {
+      await telling.release();
+    }
+    return "told";
+  };
+
+  async function tellStages(request: MoneyRequest, stages: OrderStage[], orderId: string): Promise<void> {
     const language = await deps.languageOf(request.userId);
     const t = deps.translator.t(language);
     const locale = intlLocale(language);
@@ -57,6 +74,5 @@ export function createRequestNotices(deps: RequestNoticeDeps) {
       }
       await store.requests.markTold(request.token, step, deps.now());
     }
-    return "told";
-  };
+  }
 }

@@ -21,6 +21,8 @@ export const keys = {
   moneyRequestState: (token: string) => `request:${token}:state`,
   /** Stages the requester has been told about (notices sent at most once each). */
   moneyRequestTold: (token: string) => `request:${token}:told`,
+  /** Held while the requester's notices are being sent (one teller at a time; store/requests.ts `holdTelling`). */
+  moneyRequestTelling: (token: string) => `request:${token}:telling`,
   /** A user's requests by creation time (/requests, the inline card, the open-request cap). */
   userRequests: (userId: number) => `user:${userId}:requests`,
   /** A repeat send (JSON), the user's repeats, and the active ones by their next due time (API clock, ms). */

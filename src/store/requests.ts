@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { claimKey } from "./claims.ts";
 import { parseJson, readJson } from "./json.ts";
 import { keys } from "./keys.ts";
+import { type HeldLock, holdLock, lockToken } from "./locks.ts";
 import { LuaScript } from "./script.ts";
 
 /**
@@ -50,6 +52,8 @@ const TOKEN_EXACT = new RegExp(`^${REQUEST_TOKEN.source}$`);
 export const MAX_OPEN_REQUESTS = 20;
 /** How long a request's record outlives its deadline (a late payer still reads "expired", /requests lists it). */
 const KEEP_AFTER_EXPIRY_MS = 30 * 24 * 3600 * 1000;
+/** A notice job's hold on its request (renewed while held): a holder that died frees it after this long. */
+const TELLING_LOCK_MS = 30_000;
 const LIST_LIMIT = 50;
 
 export class RequestLimitError extends Error {
@@ -219,6 +223,18 @@ export class RequestRepository {
     return found.filter(
       (entry): entry is { request: MoneyRequest; status: RequestState } => entry?.request.userId === userId,
     );
+  }
+
+  /**
+   * The right to send the request's notices now, renewed while held; undefined while another job holds it. The
+   * payment's notice and the payout's are separate jobs, and a payout that lands right after its payment runs both
+   * at once: each would find "paid" not yet told and send it.
+   */
+  async holdTelling(token: string): Promise<HeldLock | undefined> {
+    const key = keys.moneyRequestTelling(token);
+    const holder = lockToken(undefined);
+    if (!(await claimKey(this.redis, key, holder, TELLING_LOCK_MS))) return undefined;
+    return holdLock(this.redis, key, holder, TELLING_LOCK_MS);
   }
 
   /** Has the requester been told about `stage` of this request? */
