@@ -14,8 +14,8 @@ export interface StageCost {
 
 const STAGES = {
   receive: "receive (signature, dedupe check with the order's read; the mark, set in ingest's script)",
-  ingest: "ingest, before the 200 (transition, outbox and mark in one script)",
-  deliver: "deliver, after the 200 (lock, outbox, card edit, notification, cursor)",
+  ingest: "ingest, before the 200 (transition, outbox, mark and the delivery's lock in one script)",
+  deliver: "deliver (its claim's reads, in ingest's script; after the 200: card edit, notification, cursor)",
 } as const;
 
 /**
@@ -97,7 +97,8 @@ export async function postSerially(input: {
       current = command.segment;
       delivering = false;
     }
-    // The delivery claim's script (EVALSHA, its first key the lock) and the SET NX it runs.
+    // The delivery's claim: the SET NX of its lock (in ingest's script, or the claim's own when that could not take
+    // it), and what follows.
     if (command.key.startsWith("events:lock:")) delivering = true;
     const stage = command.key.startsWith("events:seen:")
       ? STAGES.receive

@@ -2,6 +2,7 @@ import { GrammyError, HttpError } from "grammy";
 import { intlLocale, type LanguageCode, type Translator } from "#src/i18n/index.js";
 import type { Logger } from "#src/log/logger.js";
 import type {
+  ClaimRequest,
   DeliveryClaim,
   OrderRecord,
   OrderStage,
@@ -70,7 +71,18 @@ function awaitingFlowCard(order: OrderRecord, now: number, waitMs: number): bool
   return now - Date.parse(order.confirmedAt) < waitMs;
 }
 
-export function createDeliveryProcessor(deps: DeliveryDeps) {
+/**
+ * An order's delivery: `process` runs a queued (or inline) job, taking the order's claim first; `claimFor` is that
+ * claim for the script that writes the order's transition to take (store/orders.ts), and `deliverClaimed` runs the
+ * delivery it took.
+ */
+export interface DeliveryProcessor {
+  process(job: QueuedJob<DeliveryJobData>): Promise<string>;
+  claimFor(orderId: string, ownerId: number): ClaimRequest;
+  deliverClaimed(orderId: string, claim: DeliveryClaim): Promise<string>;
+}
+
+export function createDeliveryProcessor(deps: DeliveryDeps): DeliveryProcessor {
   const { store, outbox, notifier, logger } = deps;
 
   async function process(job: QueuedJob<DeliveryJobData>): Promise<string> {
@@ -90,8 +102,12 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
       // Someone else is talking to this chat; try again shortly (not counted as a failed attempt).
       throw new RetryLaterError(deps.lockRetryMs ?? 250);
     }
+    return deliverClaimed(data.orderId, claim);
+  }
+
+  async function deliverClaimed(orderId: string, claim: DeliveryClaim): Promise<string> {
     try {
-      return await deliver(data.orderId, claim);
+      return await deliver(orderId, claim);
     } finally {
       await claim.lock.release();
     }
@@ -222,7 +238,12 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
     );
   }
 
-  return process;
+  return {
+    process,
+    claimFor: (orderId, ownerId) =>
+      store.deliveryClaims.request(orderId, ownerId, { processes: deps.processes }),
+    deliverClaimed,
+  };
 }
 
 /** An on-chain count the card shows (payout_sent n/3). */

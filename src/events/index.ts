@@ -101,7 +101,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     store: deps.store,
     outbox,
     deliveries: queues.deliveries,
-    deliverSoon: (orderId, userId) => inline.soon(orderId, userId),
+    inline,
     api: deps.api,
     logger,
     now,
@@ -229,7 +229,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       if (ownsRegistry) await processes.start();
       await queues.startWorkers({
         ingest,
-        deliveries: deliver,
+        deliveries: deliver.process,
         reconcileTick: async () => {
           const outcome = await reconciler.tick(reconcileEveryMs - reconcilerOptions.stepMs);
           await sweep();

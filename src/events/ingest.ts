@@ -12,6 +12,7 @@ import {
   type Store,
 } from "#src/store/index.js";
 import type { DeliveryJobData } from "./delivery.ts";
+import type { InlineDeliveries } from "./inline-deliveries.ts";
 import type { JobQueue, QueuedJob } from "./queue.ts";
 import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";
 
@@ -61,8 +62,8 @@ interface IngestDeps {
   store: Store;
   outbox: Outbox;
   deliveries: JobQueue<DeliveryJobData>;
-  /** Brings the order's chat up to date with its outbox (src/events/inline-deliveries.ts). */
-  deliverSoon: (orderId: string, userId: number) => void;
+  /** Brings the order's chat up to date with its outbox, in this process (src/events/inline-deliveries.ts). */
+  inline: Pick<InlineDeliveries, "soon" | "reserve">;
   api: EventsPayoutApi;
   logger: Logger;
   now: () => number;
@@ -121,31 +122,42 @@ export function createIngestProcessor(deps: IngestDeps) {
     // the check did not see one by one (two mined between polls) are still shown, each in order. The order's own
     // state is recorded even when nothing changed here: a change /status wrote first (it records nothing) still
     // reaches the user (the outbox only appends states the user has not been given).
-    const result = await store.orders.transition(orderId, transition, {
-      known,
-      followUpAt: (next) =>
-        isTerminalStage(next.stage) || next.stage === "awaiting_payment"
-          ? undefined
-          : deps.now() + (isPendingOnchain(next) ? deps.onchainPollMs : deps.followUpMs),
-      record: {
-        states: ({ order, previousConfirmations }) => [
-          ...(PAID_STAGES.has(order.stage)
-            ? [{ state: { stage: "payment_received" as const }, onlyAfter: "awaiting_payment" as const }]
-            : []),
-          ...confirmationSteps(previousConfirmations, order).map((state) => ({ state })),
-          { state: order },
-        ],
-        mark,
-      },
-    });
+    // A run of the delivery is held first, so the transition's script takes the delivery's claim as well.
+    const reserved = deps.inline.reserve(orderId);
+    const result = await store.orders
+      .transition(orderId, transition, {
+        known,
+        ...(reserved ? { claim: (order: OrderRecord) => reserved.claimFor(order.userId) } : {}),
+        followUpAt: (next) =>
+          isTerminalStage(next.stage) || next.stage === "awaiting_payment"
+            ? undefined
+            : deps.now() + (isPendingOnchain(next) ? deps.onchainPollMs : deps.followUpMs),
+        record: {
+          states: ({ order, previousConfirmations }) => [
+            ...(PAID_STAGES.has(order.stage)
+              ? [{ state: { stage: "payment_received" as const }, onlyAfter: "awaiting_payment" as const }]
+              : []),
+            ...confirmationSteps(previousConfirmations, order).map((state) => ({ state })),
+            { state: order },
+          ],
+          mark,
+        },
+      })
+      .catch((error: unknown) => {
+        reserved?.cancel();
+        throw error;
+      });
     if (!result) {
+      reserved?.cancel();
       logger.warn({ orderId, source }, "transition for an order we do not have");
       return "unknown_order";
     }
     const { order, appended } = result;
     // After the records above: the outbox (and its due set) holds the work, so a crash from here on loses nothing.
     // Nothing new appended: whatever is still undelivered is in the due set already, and its sweep's business.
-    if (appended > 0) deps.deliverSoon(orderId, order.userId);
+    if (appended === 0) reserved?.cancel();
+    else if (reserved) reserved.start(order.userId, result.claim);
+    else deps.inline.soon(orderId, order.userId);
     logger.debug({ orderId, source, stage: order.stage, changed: result.changed }, "order transition");
     return result.changed ? "applied" : "stale";
   }

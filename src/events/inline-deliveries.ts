@@ -1,7 +1,7 @@
 import type { Logger } from "#src/log/logger.js";
-import type { Outbox } from "#src/store/index.js";
-import type { DeliveryJobData } from "./delivery.ts";
-import { type JobProcessor, type JobQueue, RetryLaterError } from "./queue.ts";
+import type { ClaimRequest, DeliveryClaim, Outbox } from "#src/store/index.js";
+import type { DeliveryJobData, DeliveryProcessor } from "./delivery.ts";
+import { type JobQueue, RetryLaterError } from "./queue.ts";
 
 /**
  * Order deliveries run in the process that recorded them, right away, instead of through the delivery queue: a
@@ -17,12 +17,28 @@ import { type JobProcessor, type JobQueue, RetryLaterError } from "./queue.ts";
 export interface InlineDeliveries {
   /** Deliver the order's outbox now, in this process (never throws; failures go to the queue). `userId`: its owner. */
   soon(orderId: string, userId?: number): void;
+  /**
+   * Hold a run for the order before its transition is written, so the script that writes it can take the delivery's
+   * claim too (none when a run for it is going or every run is busy: then `soon` as usual). Every reservation ends
+   * in `start` or `cancel`.
+   */
+  reserve(orderId: string): Reservation | undefined;
   /** Resolves once every run started so far has ended (shutdown). */
   idle(): Promise<void>;
 }
 
+/** A run held for an order whose transition is being written. */
+export interface Reservation {
+  /** The claim for the transition's script to take (delivery.ts `claimFor`). */
+  claimFor(ownerId: number): ClaimRequest;
+  /** Deliver now, with the claim the script took, or claiming as usual when it could not (the lock was held). */
+  start(userId: number, claim?: DeliveryClaim): void;
+  /** Nothing to deliver after all (or the write failed): the run is given back. */
+  cancel(): void;
+}
+
 interface InlineDeliveryDeps {
-  deliver: JobProcessor<DeliveryJobData>;
+  deliver: Pick<DeliveryProcessor, "process" | "claimFor" | "deliverClaimed">;
   deliveries: JobQueue<DeliveryJobData>;
   outbox: Outbox;
   logger: Logger;
@@ -47,18 +63,26 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
   const waiting = new Map<string, number | undefined>();
   const runs = new Set<Promise<void>>();
 
-  async function run(orderId: string, state: { again: boolean; userId: number | undefined }): Promise<void> {
+  async function run(
+    orderId: string,
+    state: { again: boolean; userId: number | undefined },
+    claimed?: DeliveryClaim,
+  ): Promise<void> {
     // After the current turn: the receiver's answer goes out before the delivery's Telegram calls start.
     await new Promise((resolve) => setImmediate(resolve));
+    let claim = claimed;
     try {
       do {
         state.again = false;
-        await deps.deliver({
-          id: `inline-${orderId}`,
-          name: "order",
-          data: jobData(orderId, state.userId),
-          attemptsMade: 0,
-        });
+        if (claim) await deps.deliver.deliverClaimed(orderId, claim);
+        else
+          await deps.deliver.process({
+            id: `inline-${orderId}`,
+            name: "order",
+            data: jobData(orderId, state.userId),
+            attemptsMade: 0,
+          });
+        claim = undefined;
       } while (state.again);
     } catch (error) {
       if (!(error instanceof RetryLaterError))
@@ -92,6 +116,34 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
     track(run(orderId, state));
   }
 
+  function reserve(orderId: string): Reservation | undefined {
+    if (running.has(orderId) || running.size >= deps.concurrency) return undefined;
+    const state: { again: boolean; userId: number | undefined } = { again: false, userId: undefined };
+    running.set(orderId, state);
+    let ended = false;
+    const end = () => {
+      if (ended) throw new Error(`the reserved run of ${orderId} was already started or given back`);
+      ended = true;
+    };
+    return {
+      claimFor: (ownerId) => deps.deliver.claimFor(orderId, ownerId),
+      start(userId, claim) {
+        end();
+        state.userId ??= userId;
+        track(run(orderId, state, claim));
+      },
+      cancel() {
+        end();
+        // A `soon` for the order while it was held: that run is still owed.
+        if (state.again) track(run(orderId, state));
+        else {
+          running.delete(orderId);
+          next();
+        }
+      },
+    };
+  }
+
   function next(): void {
     for (const [orderId, userId] of waiting) {
       if (running.size >= deps.concurrency) return;
@@ -103,6 +155,7 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
   }
 
   return {
+    reserve,
     soon(orderId, userId) {
       const current = running.get(orderId);
       if (current) {

@@ -28,6 +28,23 @@ return {1, cursor, entries, sending, records[1], records[2]}
 `);
 
 /**
+ * An order's delivery taken in the script that records its new states (store/orders.ts `transition`): the keys and
+ * arguments that script adds, and the claim its reply makes. A delivery that starts right after the transition
+ * then needs no round trip of its own to begin.
+ */
+export interface ClaimRequest {
+  /** The lock, the outbox's cursor, the owner's record (in this order). */
+  keys: [string, string, string];
+  /** The lock's token and TTL (ms). */
+  args: [string, number];
+  /**
+   * The claim, from what the script read once it had the lock (readPendingLua's cursor, entries and sending, then
+   * the owner's record) and the order as written.
+   */
+  taken(reply: unknown[], order: OrderRecord): DeliveryClaim;
+}
+
+/**
  * Taking an order's delivery. One delivery at a time talks to an order's chat: the lock (store/locks.ts, renewed
  * while held, taken over from a dead owner) is taken in the same script that reads what the delivery needs, so a
  * delivery starts with one round trip instead of three.
@@ -78,6 +95,23 @@ export class DeliveryClaims {
     const lock = holdLock(this.redis, key, token, ttlMs);
     const [pending, order] = await Promise.all([this.outbox.pending(orderId), this.orders.get(orderId)]);
     return { lock, pending, order, owner: await this.ownerOf(order, undefined, null) };
+  }
+
+  /** The order's delivery, to be taken by the script that writes its transition (`ClaimRequest`). */
+  request(orderId: string, ownerId: number, options: LockOptions = {}): ClaimRequest {
+    const key = keys.orderLock(orderId);
+    const token = lockToken(options.processes);
+    const ttlMs = lockTtlMs(options);
+    return {
+      keys: [key, keys.outboxCursor(orderId), keys.user(ownerId)],
+      args: [token, ttlMs],
+      taken: ([cursor, entries, sending, owner], order) => ({
+        lock: holdLock(this.redis, key, token, ttlMs),
+        pending: parsePending(cursor, entries, sending),
+        order,
+        owner: parseUserRecord((owner as string | null | false) || null),
+      }),
+    };
   }
 
   /** The owner's record: the one read with the order when it is the order's owner, else read now. */

@@ -1,5 +1,5 @@
 import { isTerminalStage, type OrderRecord, type OrderTransition, STAGE_RANK } from "./order-record.ts";
-import { recordLua } from "./outbox.ts";
+import { readPendingLua, recordLua } from "./outbox.ts";
 import { LuaScript } from "./script.ts";
 
 /**
@@ -61,5 +61,21 @@ return 1
  */
 export const COMPARE_AND_SET_THEN_RECORD = new LuaScript(`${COMPARE_AND_SET_LUA}
 ${recordLua(3, 6)}
+return {1, appended}
+`);
+
+/**
+ * COMPARE_AND_SET_THEN_RECORD, then, when it appended states, the delivery's claim (store/delivery-claims.ts
+ * `ClaimRequest`): its lock (SET NX PX) and, when that was free, what the delivery reads. Its keys and arguments go
+ * between the compare-and-set's and the record's:
+ *   KEYS[4..6] the lock, the outbox's cursor, the owner's record   ARGV[7..8] the lock's token, its TTL (ms).
+ * Returns 0, {1, the count appended}, or {1, the count appended, cursor, entries, sending, the owner's record}.
+ */
+export const COMPARE_AND_SET_RECORD_AND_CLAIM = new LuaScript(`${COMPARE_AND_SET_LUA}
+${recordLua(6, 8)}
+if appended > 0 and redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8], 'NX') then
+${readPendingLua("KEYS[7]", "KEYS[5]")}
+  return {1, appended, cursor, entries, sending, redis.call('GET', KEYS[6])}
+end
 return {1, appended}
 `);

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { ClaimRequest, DeliveryClaim } from "./delivery-claims.ts";
 import { keys } from "./keys.ts";
 import {
   isTerminalStage,
@@ -10,7 +11,12 @@ import {
   parseOrderText,
   type TransitionResult,
 } from "./order-record.ts";
-import { applyTransition, COMPARE_AND_SET, COMPARE_AND_SET_THEN_RECORD } from "./order-transition.ts";
+import {
+  applyTransition,
+  COMPARE_AND_SET,
+  COMPARE_AND_SET_RECORD_AND_CLAIM,
+  COMPARE_AND_SET_THEN_RECORD,
+} from "./order-transition.ts";
 import { type Outbox, type RecordedStates, recordCall } from "./outbox.ts";
 import type { UpdateReads } from "./update-reads.ts";
 import type { DedupeMark } from "./webhook-dedupe.ts";
@@ -202,8 +208,13 @@ export class OrderRepository {
        */
       followUpAt?: (order: OrderRecord) => number | undefined;
       record?: { states: (result: TransitionResult) => RecordedStates; mark?: DedupeMark | undefined };
+      /**
+       * The delivery's claim, taken in the same script when the change appended states and the order's lock was
+       * free (`claim` in the result): the delivery that follows starts without a round trip of its own.
+       */
+      claim?: (order: OrderRecord) => ClaimRequest;
     } = {},
-  ): Promise<(TransitionResult & { appended: number }) | undefined> {
+  ): Promise<(TransitionResult & { appended: number; claim?: DeliveryClaim }) | undefined> {
     let previous: Pick<TransitionResult, "previousStage" | "previousConfirmations"> | undefined;
     const outcome = (order: OrderRecord, changed: boolean): TransitionResult => ({
       order,
@@ -223,10 +234,12 @@ export class OrderRepository {
         return applyTransition(order, update);
       },
       record && ((order) => recordCall(orderId, record.states(outcome(order, true)), { mark: record.mark })),
+      record && options.claim,
     );
     if (!result) return undefined;
     const done = outcome(result.order, result.changed);
-    if (!record || result.appended !== undefined) return { ...done, appended: result.appended ?? 0 };
+    if (!record || result.appended !== undefined)
+      return { ...done, appended: result.appended ?? 0, ...(result.claim ? { claim: result.claim } : {}) };
     const appended = await this.outbox.recordAll(orderId, record.states(done), { mark: record.mark });
     return { ...done, appended };
   }
@@ -242,7 +255,8 @@ export class OrderRepository {
     followUpAt: ((order: OrderRecord) => number | undefined) | undefined,
     change: (order: OrderRecord) => { order: OrderRecord; changed: boolean },
     record?: (order: OrderRecord) => { keys: string[]; args: Array<string | number> },
-  ): Promise<{ order: OrderRecord; changed: boolean; appended?: number } | undefined> {
+    claim?: (order: OrderRecord) => ClaimRequest,
+  ): Promise<{ order: OrderRecord; changed: boolean; appended?: number; claim?: DeliveryClaim } | undefined> {
     const key = keys.order(orderId);
     for (let attempt = 0; attempt < 50; attempt += 1) {
       const raw = attempt === 0 && known !== undefined ? known : await this.redis.get(key);
@@ -256,17 +270,28 @@ export class OrderRepository {
       const args = [raw, text, ORDER_TTL_SECONDS, terminal, orderId, followUpAt?.(order) ?? ""];
       const orderKeys = [key, keys.ordersOpen(), keys.reconcileAttempts(orderId)];
       const also = record?.(order);
-      const answer = also
-        ? await COMPARE_AND_SET_THEN_RECORD.run(
-            this.redis,
-            [...orderKeys, ...also.keys],
-            [...args, ...also.args],
-          )
-        : await COMPARE_AND_SET.run(this.redis, orderKeys, args);
+      const claiming = also && claim?.(order);
+      // The claim's keys and arguments go between the compare-and-set's and the record's (store/order-transition.ts).
+      const script = claiming
+        ? COMPARE_AND_SET_RECORD_AND_CLAIM
+        : also
+          ? COMPARE_AND_SET_THEN_RECORD
+          : COMPARE_AND_SET;
+      const answer = await script.run(
+        this.redis,
+        [...orderKeys, ...(claiming?.keys ?? []), ...(also?.keys ?? [])],
+        [...args, ...(claiming?.args ?? []), ...(also?.args ?? [])],
+      );
       if (answer !== 0) {
         keepOrderText(text, order);
         this.reads.wrote(lastText(orderId), text);
-        return { order, changed: true, ...(Array.isArray(answer) ? { appended: Number(answer[1]) } : {}) };
+        const reply = Array.isArray(answer) ? (answer as unknown[]) : undefined;
+        return {
+          order,
+          changed: true,
+          ...(reply ? { appended: Number(reply[1]) } : {}),
+          ...(claiming && reply && reply.length > 2 ? { claim: claiming.taken(reply.slice(2), order) } : {}),
+        };
       }
     }
     throw new Error(`order ${orderId}: too much contention`);

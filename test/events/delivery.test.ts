@@ -94,6 +94,48 @@ describe("exactly once, in order", () => {
     expect(texts[2]).toMatch(/delivered to/);
   });
 
+  it("an event's delivery is claimed by the script that writes it: four round trips from webhook to notification", async () => {
+    const placed = await h.placeOrder({ corridor: "NG", userId: 3020 });
+    const [received] = await payCapturingWebhooks(placed, 2);
+    const { orderId } = placed.order;
+    const orderKeys = [`order:${orderId}`, `events:lock:${orderId}`, `events:outbox:${orderId}`];
+    // The commands the pipeline's client sends that name this order's keys (a script: its keys; else its arguments;
+    // an EVAL is the first run's fallback of the EVALSHA before it, on a server that did not have the script yet).
+    const sent: string[] = [];
+    const watcher = h.redis.duplicate();
+    const send = h.redis.sendCommand.bind(h.redis);
+    h.redis.sendCommand = ((command: { name: string; args: unknown[] }, stream?: unknown) => {
+      const named = command.args.map(String);
+      const keys = command.name === "evalsha" || command.name === "eval" ? named.slice(2) : named;
+      if (
+        command.name !== "eval" &&
+        keys.some((key) => orderKeys.some((orderKey) => key.startsWith(orderKey)))
+      )
+        sent.push(command.name === "evalsha" ? `script:${keys[0]}` : command.name);
+      return send(command as never, stream as never);
+    }) as typeof h.redis.sendCommand;
+    try {
+      expect((await post(received!, signed(received!))).status).toBe(200);
+      await eventually(
+        () => chatTexts(placed.user).some((text) => /Payment received/.test(text)),
+        "notified",
+      );
+      await eventually(async () => (await watcher.exists(`events:lock:${orderId}`)) === 0, "the lock let go");
+    } finally {
+      h.redis.sendCommand = send;
+      watcher.disconnect();
+    }
+    // The dedupe check's read of the order; the transition with its record and the delivery's claim; the mark of
+    // the notification about to be sent; the cursor's move with the unlock. No claim script of its own.
+    expect(sent).toEqual([
+      "mget",
+      `script:order:${orderId}`,
+      "set",
+      `script:events:outbox:${orderId}:cursor`,
+    ]);
+    await settled(h, [orderId]);
+  });
+
   it("payment.sent before payment.received: the card never moves back", async () => {
     const placed = await h.placeOrder({ corridor: "GH", userId: 3002 });
     const [received, sent] = await payCapturingWebhooks(placed, 2);

@@ -43,6 +43,49 @@ describe.each(BOTH_STORES)("delivery claims on %s", (_name, connect) => {
     await again?.lock.release();
   });
 
+  it("is taken by the script that writes a transition, only when it appended states and the lock was free", async () => {
+    const fresh = ngnOrder("ord-transition-claim");
+    await store.orders.create(fresh);
+    const lockKey = keys.orderLock(fresh.orderId);
+    const move = (stage: "payment_received" | "payout_sent") =>
+      store.orders.transition(
+        fresh.orderId,
+        { stage },
+        {
+          record: { states: ({ order: moved }) => [{ state: moved }] },
+          claim: (moved) => store.deliveryClaims.request(fresh.orderId, moved.userId),
+        },
+      );
+
+    const received = await move("payment_received");
+    expect(received).toMatchObject({ changed: true, appended: 1 });
+    const claim = received?.claim;
+    expect(await redis.get(lockKey)).toBe(claim?.lock.token);
+    expect(claim?.pending.entries.map((entry) => [entry.seq, entry.stage])).toEqual([
+      [1, "payment_received"],
+    ]);
+    expect(claim?.pending).toMatchObject({ cursor: 0, sending: 0 });
+    expect(claim?.order).toMatchObject({ orderId: fresh.orderId, stage: "payment_received" });
+    expect(claim?.owner).toMatchObject({ id: 42, firstName: "Ada" });
+
+    // The lock is held: the next transition is written and recorded all the same, without a claim.
+    const sent = await move("payout_sent");
+    expect(sent).toMatchObject({ changed: true, appended: 1 });
+    expect(sent?.claim).toBeUndefined();
+    expect(await redis.get(lockKey)).toBe(claim?.lock.token);
+    await claim?.lock.release();
+
+    // Nothing appended (the same state again): no lock is taken.
+    const again = await move("payout_sent");
+    expect(again).toMatchObject({ changed: false, appended: 0 });
+    expect(again?.claim).toBeUndefined();
+    expect(await redis.exists(lockKey)).toBe(0);
+    expect((await store.outbox.pending(fresh.orderId)).entries.map((entry) => entry.stage)).toEqual([
+      "payment_received",
+      "payout_sent",
+    ]);
+  });
+
   it("reads the mark of a notification in flight", async () => {
     await store.outbox.markSending(order.orderId, 1);
     const claim = await store.deliveryClaims.claim(order.orderId, 42);
