@@ -87,8 +87,9 @@ describe("request notices", () => {
       expect(texts).toHaveLength(2);
       expect(texts[0]).toMatch(/^💌 Your request for .* was paid/);
       expect(texts[1]).toMatch(/^✅ .* from your request has arrived/);
-      // One of the two found the other telling and ran again after it.
-      expect(attempts.sort()).toEqual([1, 2]);
+      // One told at its first try; the other found it telling and ran again, as often as it took, after it.
+      expect(Math.min(...attempts)).toBe(1);
+      expect(Math.max(...attempts)).toBeGreaterThan(1);
       expect(await redis.exists(keys.moneyRequestTelling(token))).toBe(0);
     }
   });
