@@ -22,12 +22,14 @@ import { runScenario, type ScenarioResult } from "./webhooks/scenario.ts";
  * flood limits + the bot's throttler), the latter scaled down because 30 messages/s makes 10,000 events take
  * minutes.
  *
- *   npm run bench:webhooks -- [--events 10000] [--rate 500] [--connections 64] [--limited-events 1000]
- *     [--receiver-events 4000] [--compiled] [--cpu-profile <dir>]
+ *   npm run bench:webhooks -- [--events 10000] [--warmup-events 2000] [--rate 500] [--connections 64]
+ *     [--limited-events 1000] [--receiver-events 4000] [--compiled] [--cpu-profile <dir>]
  *
  * The web-process run is what a PROCESS_ROLE=web process does on its own (no queue workers behind it).
  */
 const EVENTS = intOption("events", "BENCH_WEBHOOK_EVENTS", 10_000);
+/** Events of other orders delivered before the limits-off run's measured window (0: measure from a cold start). */
+const WARMUP_EVENTS = intOption("warmup-events", "BENCH_WEBHOOK_WARMUP_EVENTS", 2_000);
 const RATE = intOption("rate", "BENCH_WEBHOOK_RATE", 500);
 const CONNECTIONS = intOption("connections", "BENCH_WEBHOOK_CONNECTIONS", 64);
 const LIMITED_EVENTS = intOption("limited-events", "BENCH_WEBHOOK_LIMITED_EVENTS", 1_000);
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
         await runScenario({
           label: "Telegram limits off",
           events: EVENTS,
+          warmupEvents: WARMUP_EVENTS,
           ratePerSecond: RATE,
           connections: CONNECTIONS,
           limits: false,
@@ -161,6 +164,10 @@ async function main(): Promise<void> {
       [
         ["Events (orders)", ...column((r) => `${num(r.events, 0)} (${num(r.orders, 0)})`)],
         [
+          "Delivered before the measured window (warm-up, other orders)",
+          ...column((r) => (r.warmupEvents > 0 ? `${num(r.warmupEvents, 0)} events` : "none (cold start)")),
+        ],
+        [
           "Answers",
           ...column((r) =>
             Object.entries(r.statuses)
@@ -216,6 +223,16 @@ async function main(): Promise<void> {
         ["Dead letters", ...column((r) => String(r.deadLetters))],
         ["Bot process CPU per event", ...column((r) => `${ms(r.cpuMsPerEvent)} (ack + ingest + delivery)`)],
         [
+          "  by thread (from /proc: the main thread; V8Worker = GC and the optimizing compiler)",
+          ...column(
+            (r) =>
+              Object.entries(r.threadCpuMsPerEvent)
+                .sort(([, a], [, b]) => b - a)
+                .map(([name, perEvent]) => `${name} ${ms(perEvent)}`)
+                .join(", ") || "n/a",
+          ),
+        ],
+        [
           "Redis commands per event, the background left out",
           ...column(
             (r) =>
@@ -269,7 +286,13 @@ async function main(): Promise<void> {
   console.log(lines.join("\n"));
   const path = writeResults(runningCompiled ? "webhooks-compiled" : "webhooks", {
     mode: runningCompiled ? "compiled" : "tsx",
-    settings: { events: EVENTS, rate: RATE, connections: CONNECTIONS, limitedEvents: LIMITED_EVENTS },
+    settings: {
+      events: EVENTS,
+      warmupEvents: WARMUP_EVENTS,
+      rate: RATE,
+      connections: CONNECTIONS,
+      limitedEvents: LIMITED_EVENTS,
+    },
     roundTripCpuMicros: roundTripMicros,
     scenarios: results,
     targets: checks,

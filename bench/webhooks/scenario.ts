@@ -22,6 +22,7 @@ import { spawnChild } from "../lib/child.ts";
 import { runningCompiled } from "../lib/compiled.ts";
 import { type BenchRedis, redisDelta } from "../lib/redis.ts";
 import { type LatencySummary, progress, summarize } from "../lib/report.ts";
+import { type ThreadCpu, threadCpuDelta, threadCpuMs } from "../lib/thread-cpu.ts";
 import { orderRecord, syntheticOrders } from "./events.ts";
 import type { SendPlan, SendReport } from "./sender-child.ts";
 import { postSerially, type StageCost } from "./stages.ts";
@@ -45,6 +46,12 @@ export interface ScenarioOptions {
   /** Give up waiting for deliveries after this long. */
   deliveryTimeoutMs: number;
   /**
+   * Events of other orders posted and delivered before the measured window, at the same rate: the process a
+   * deployment runs has long since compiled its hot paths, and a cold start would put V8's one-time work (the
+   * optimizing compiler's threads included) into the CPU per event.
+   */
+  warmupEvents?: number;
+  /**
    * false: the queue workers are not started, as in a PROCESS_ROLE=web process: it applies and delivers what it
    * receives by itself, with no retries, sweeps or reconciler behind it.
    */
@@ -61,6 +68,8 @@ export interface ScenarioOptions {
 export interface ScenarioResult {
   label: string;
   events: number;
+  /** Events delivered before the measured window (`warmupEvents`), none lost or repeated. */
+  warmupEvents: number;
   orders: number;
   limits: boolean;
   workers: boolean;
@@ -81,6 +90,8 @@ export interface ScenarioResult {
   tooManyRequests: number;
   deadLetters: number;
   cpuMsPerEvent: number;
+  /** The same by thread (ms per event): the main thread and V8's helper threads (GC, the optimizing compiler). */
+  threadCpuMsPerEvent: ThreadCpu;
   eventLoopUtilization: number;
   /** Event-loop delay while posting (ms): how long a ready callback waited for the loop. */
   loopDelay: { p50: number; p99: number; max: number };
@@ -166,7 +177,10 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const { redis } = options.redis;
   await options.redis.probe.flushall();
   const run = randomBytes(4).toString("hex");
-  const orders = syntheticOrders(Math.floor(options.events / 2), 50_000_000, run);
+  const warmupOrderCount = Math.floor((options.warmupEvents ?? 0) / 2);
+  const allOrders = syntheticOrders(warmupOrderCount + Math.floor(options.events / 2), 50_000_000, run);
+  const warmupOrders = allOrders.slice(0, warmupOrderCount);
+  const orders = allOrders.slice(warmupOrderCount);
   const { logger, counter } = countingLogger("info");
 
   // Siblings of this module: .ts under tsx, .js in the compiled bench (bench/lib/compiled.ts).
@@ -177,22 +191,22 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const { token, apiRoot } = await telegramSide.request<{ token: string; apiRoot: string }>("start", {
       callLogLimit: options.events * 4 + 20_000,
     });
-    for (let i = 0; i < orders.length; i += 1_000) {
+    for (let i = 0; i < allOrders.length; i += 1_000) {
       await telegramSide.request(
         "users",
-        orders.slice(i, i + 1_000).map((order) => order.userId),
+        allOrders.slice(i, i + 1_000).map((order) => order.userId),
       );
     }
 
-    progress(`${options.label}: creating ${orders.length} confirmed orders with their status cards`);
+    progress(`${options.label}: creating ${allOrders.length} confirmed orders with their status cards`);
     const store = createStore(redis);
     const translator = await createTranslator({ logger });
     const setupApi = new Api(token, { apiRoot });
     const t = translator.t("en");
     const now = Date.now();
-    for (let i = 0; i < orders.length; i += 50) {
+    for (let i = 0; i < allOrders.length; i += 50) {
       await Promise.all(
-        orders.slice(i, i + 50).map(async (synthetic) => {
+        allOrders.slice(i, i + 50).map(async (synthetic) => {
           await store.users.touch({ id: synthetic.userId, firstName: "Ada", telegramLanguage: "en" });
           const order = await store.orders.create(orderRecord(synthetic, now));
           const card = renderStatusCard(order, t, "en-NG");
@@ -262,7 +276,51 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const workers = options.workers ?? true;
     if (workers) await events.start();
     if (options.limits) await telegramSide.request("rateLimits", true);
+    const planFor = (sent: typeof orders): SendPlan => ({
+      url: `${url}${PAYOUT_WEBHOOK_PATH}`,
+      secret,
+      run,
+      orders: sent,
+      ratePerSecond: options.ratePerSecond,
+      connections: options.connections,
+      window: 25,
+    });
+    /** Until `expected` notifications reached Telegram since the mark and the queues are idle, or the timeout. */
+    const awaitDeliveries = async (expected: number): Promise<void> => {
+      const deadline = Date.now() + options.deliveryTimeoutMs;
+      let lastLog = 0;
+      for (;;) {
+        const { sends } = await telegramSide.request<{ sends: number }>("count");
+        const stats = await events.stats();
+        const busy = Object.entries(stats).some(
+          ([queue, counts]) =>
+            !queue.includes("reconcile") &&
+            (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) > 0,
+        );
+        if (sends >= expected && !busy) return;
+        if (Date.now() > deadline) {
+          progress(
+            `${options.label}: gave up waiting after ${options.deliveryTimeoutMs / 1000} s (${sends}/${expected})`,
+          );
+          return;
+        }
+        if (Date.now() - lastLog > 10_000) {
+          lastLog = Date.now();
+          progress(`${options.label}: ${sends}/${expected} notifications delivered`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
     await telegramSide.request("mark");
+    if (warmupOrders.length > 0) {
+      progress(`${options.label}: warming up with ${warmupOrders.length * 2} events of other orders`);
+      await sender.request<SendReport>("send", planFor(warmupOrders));
+      await awaitDeliveries(warmupOrders.length * 2);
+      const warm = await telegramSide.request<Tally>("tally");
+      if (warm.sends !== warmupOrders.length * 2)
+        throw new Error(`the warm-up delivered ${warm.sends} of ${warmupOrders.length * 2} notifications`);
+      await telegramSide.request("mark");
+    }
 
     progress(`${options.label}: posting ${orders.length * 2} events at ${options.ratePerSecond}/s`);
     // What Redis runs with no event in flight (the reconciler's and inbox's sweeps, heartbeats, BullMQ's
@@ -277,19 +335,12 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const redisBefore = await options.redis.snapshot();
     const windowStarted = performance.now();
     const cpuBefore = process.cpuUsage();
+    const threadsBefore = threadCpuMs();
     const eluBefore = performance.eventLoopUtilization();
     const loopDelay = monitorEventLoopDelay({ resolution: 1 });
     loopDelay.enable();
     const gcPauses = watchGc();
-    const plan: SendPlan = {
-      url: `${url}${PAYOUT_WEBHOOK_PATH}`,
-      secret,
-      run,
-      orders,
-      ratePerSecond: options.ratePerSecond,
-      connections: options.connections,
-      window: 25,
-    };
+    const plan = planFor(orders);
     const serial = options.staged
       ? await postSerially({
           url: plan.url,
@@ -306,30 +357,9 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     const gc = gcPauses.stop();
 
     const expected = orders.length * 2;
-    const deadline = Date.now() + options.deliveryTimeoutMs;
-    let lastLog = 0;
-    for (;;) {
-      const { sends } = await telegramSide.request<{ sends: number }>("count");
-      const stats = await events.stats();
-      const busy = Object.entries(stats).some(
-        ([queue, counts]) =>
-          !queue.includes("reconcile") &&
-          (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) > 0,
-      );
-      if (sends >= expected && !busy) break;
-      if (Date.now() > deadline) {
-        progress(
-          `${options.label}: gave up waiting after ${options.deliveryTimeoutMs / 1000} s (${sends}/${expected})`,
-        );
-        break;
-      }
-      if (Date.now() - lastLog > 10_000) {
-        lastLog = Date.now();
-        progress(`${options.label}: ${sends}/${expected} notifications delivered`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await awaitDeliveries(expected);
     const cpu = process.cpuUsage(cpuBefore);
+    const threads = threadCpuDelta(threadsBefore, threadCpuMs());
     const redisAfter = await options.redis.snapshot();
     const redisUsed = redisDelta(redisBefore, redisAfter);
     const backgroundCommands = idlePerMs * (performance.now() - windowStarted);
@@ -372,6 +402,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     return {
       label: options.label,
       events: orders.length * 2,
+      warmupEvents: warmupOrders.length * 2,
       orders: orders.length,
       limits: options.limits,
       workers,
@@ -391,6 +422,11 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       tooManyRequests: tally.tooMany,
       deadLetters,
       cpuMsPerEvent: (cpu.user + cpu.system) / 1000 / (orders.length * 2),
+      threadCpuMsPerEvent: Object.fromEntries(
+        Object.entries(threads)
+          .filter(([, ms]) => ms > 0)
+          .map(([name, ms]) => [name, ms / (orders.length * 2)]),
+      ),
       eventLoopUtilization: elu.utilization,
       loopDelay: {
         p50: loopDelay.percentile(50) / 1e6,
