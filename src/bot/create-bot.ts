@@ -10,6 +10,7 @@ import { describeError } from "./flow/error-reply.ts";
 import { admission, admitMiddleware, type ChatStateKeys } from "./middlewares/admit.ts";
 import { i18nMiddleware } from "./middlewares/i18n.ts";
 import { identifyMiddleware } from "./middlewares/identify.ts";
+import { replyingToChat } from "./telegram-limits.ts";
 import {
   answeredQueriesOf,
   conversationTransformers,
@@ -76,6 +77,8 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   const inConversation = conversationTransformers(transformers);
   const answered = answeredQueriesOf(transformers);
 
+  // What the handling sends to the update's own chat is a reply: paced by that chat's budget, not the global one.
+  bot.use((ctx, next) => replyingToChat(ctx.chat?.id, next));
   if (deps.hooks?.onUpdateHandled) {
     const report = deps.hooks.onUpdateHandled;
     bot.use(async (ctx, next) => {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Transformer } from "grammy";
 import type { MessageEntity } from "grammy/types";
 import type { Logger } from "pino";
@@ -141,14 +142,29 @@ export function boundedOutput(logger: Logger): Transformer {
   };
 }
 
+/** The chat whose update is being handled (`replyingToChat`). */
+const replyingTo = new AsyncLocalStorage<string>();
+
+/**
+ * Handle an update as a conversation with `chatId`: calls to that chat made while handling it are replies the user
+ * is waiting for, and burstPacer paces them by the chat's own bucket only (installed first in createBot).
+ */
+export function replyingToChat<T>(chatId: number | undefined, handle: () => Promise<T>): Promise<T> {
+  return chatId === undefined ? handle() : replyingTo.run(String(chatId), handle);
+}
+
 /**
  * Outbound pacing with a burst budget. Telegram tolerates a short burst in a chat (a card edit and a notification
  * at once) but not a sustained stream: each chat has a token bucket — `burst` messages at once, then one per
  * `intervalMs` — so a reply that follows another is not held back unless the chat really is busy. A 429 holds the
  * chat for its retry_after, so the retry that follows (auto-retry sits outside) waits for it instead of failing
- * again. Groups get their own bucket (20 a minute); every call with a chat also draws on one global bucket
- * (about 30 a second). Calls without a chat (answerCallbackQuery, getMe) are not paced. Waiting is FIFO per bucket:
- * a reservation is taken when the call arrives.
+ * again. Groups get their own bucket (20 a minute). What the bot sends on its own — notifications, alerts,
+ * broadcasts, a message an update sends to another chat — also draws on one global bucket (about 30 a second: the
+ * Bots FAQ gives it for bulk notifications). A reply to the chat whose update is being handled does not: the flows'
+ * replies are never paced here (their calls skip bot.api's transformers), so a global budget seen by the first
+ * reply of a journey alone would only make new users queue for it — and, FIFO, the notifications behind them;
+ * a 429 from Telegram still holds the chat and auto-retry waits it out. Calls without a chat (answerCallbackQuery,
+ * getMe) are not paced. Waiting is FIFO per bucket: a reservation is taken when the call arrives.
  */
 export interface PacingOptions {
   /** Messages a private chat may get at once before pacing starts (default 3). */
@@ -251,8 +267,10 @@ export function burstPacer(options: PacingOptions = {}): Transformer {
     const chat = (payload as { chat_id?: unknown } | undefined)?.chat_id;
     if (chat === undefined || chat === null) return prev(method, payload, signal);
     const at = now();
-    const bucket = bucketOf(String(chat), at);
-    const wait = Math.max(bucket.reserve(at), global.reserve(at));
+    const chatId = String(chat);
+    const bucket = bucketOf(chatId, at);
+    const reply = replyingTo.getStore() === chatId;
+    const wait = Math.max(bucket.reserve(at), reply ? 0 : global.reserve(at));
     if (wait > 0) await sleep(Math.ceil(wait) + margin);
     const result = await prev(method, payload, signal);
     if (!result.ok && result.error_code === 429) {

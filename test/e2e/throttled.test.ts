@@ -18,6 +18,41 @@ describe("the production outbound policy (throttler on)", () => {
     expect(inConversation.map((transformer) => all.indexOf(transformer))).toEqual([0, 1, 3]);
   });
 
+  describe("new users' first replies while the global budget is spent", () => {
+    let stack: Stack;
+    /** What the pacer decided to wait (ms), in order; the waits themselves are skipped. */
+    const waits: number[] = [];
+    beforeAll(async () => {
+      stack = await startStack({
+        throttle: true,
+        pacing: {
+          globalBurst: 1,
+          globalPerSecond: 1,
+          marginMs: 0,
+          sleep: async (ms) => {
+            waits.push(ms);
+          },
+        },
+      });
+    });
+    afterAll(async () => {
+      await stack?.stop();
+    });
+
+    it("answers each /start at once, and only what the bot sends on its own waits for the global budget", async () => {
+      const users = [9_601, 9_602, 9_603, 9_604, 9_605].map((id) => stack.tg.user({ id, first_name: "Ada" }));
+      await Promise.all(users.map((user) => user.send("/start")));
+      for (const user of users) expect((await user.nextMessage()).text).toBeTruthy();
+      // Five replies against a budget of one a second: none of them queued for it.
+      expect(waits).toEqual([]);
+      // A message sent outside any update's handling (as a notification is) still keeps to the global budget.
+      await stack.app.bot.api.sendMessage(9_601, "one");
+      await stack.app.bot.api.sendMessage(9_602, "two");
+      expect(waits).toHaveLength(1);
+      expect(waits[0]).toBeGreaterThan(0);
+    }, 60_000);
+  });
+
   describe("a whole payout journey", () => {
     let stack: Stack;
     beforeAll(async () => {

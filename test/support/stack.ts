@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { type App, createApp } from "#src/app.js";
 import type { BotDeps } from "#src/bot/context.js";
 import type { Feature } from "#src/bot/features.js";
+import type { PacingOptions } from "#src/bot/telegram-limits.js";
 import { loadConfig } from "#src/config.js";
 import { createLogger, type Logger } from "#src/log/logger.js";
 import { createMemoryRedis } from "#src/standins/local/memory-redis.js";
@@ -28,6 +29,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Telegram throttling (off by default so tests are quick; a dedicated test turns it on). */
   throttle?: boolean;
+  /** The outbound pacing's budgets and clock, with `throttle` (see burstPacer). */
+  pacing?: PacingOptions;
   emulator?: TelegramEmulatorOptions;
   sandbox?: Parameters<typeof startSandbox>[0];
   reconcileEveryMs?: number;
@@ -99,7 +102,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     queueBackend: memory ? "memory" : "bullmq",
     payout: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret },
     telegram: { token: tg.token },
-    telegramPolicy: { throttle: options.throttle ?? false, maxDelaySeconds: 5 },
+    telegramPolicy: {
+      throttle: options.throttle ?? false,
+      maxDelaySeconds: 5,
+      ...(options.pacing ? { pacing: options.pacing } : {}),
+    },
     publicUrl: "self",
     reconcileEveryMs: options.reconcileEveryMs ?? 300,
     rateAlertEveryMs: options.rateAlertEveryMs,

@@ -1,7 +1,7 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { Api, type Transformer } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { burstPacer } from "#src/bot/telegram-limits.js";
+import { burstPacer, replyingToChat } from "#src/bot/telegram-limits.js";
 import { startTelegramEmulator, type TelegramEmulator } from "#src/standins/local/telegram-emulator/index.js";
 
 /** A clock that only moves when the pacer sleeps: what it waits is read from the clock, never measured. */
@@ -83,6 +83,27 @@ describe("burstPacer", () => {
     // Calls without a chat (callback answers) are never paced.
     await call(pacer, undefined);
     expect(clock.slept).toEqual([3000, 250]);
+  });
+
+  it("paces a reply to the chat whose update is handled by that chat's budget alone", async () => {
+    const { clock, now, sleep } = fakeClock();
+    const pacer = burstPacer({ now, sleep, marginMs: 0, globalBurst: 2, globalPerSecond: 2 });
+    // Notifications spend the global budget: the next one would wait half a second.
+    await call(pacer, 1);
+    await call(pacer, 2);
+    expect(clock.slept).toEqual([]);
+    // New users' first replies do not queue behind it, nor take from it.
+    for (const chat of [10, 11, 12, 13]) await replyingToChat(chat, () => call(pacer, chat));
+    expect(clock.slept).toEqual([]);
+    // What the same handling sends to another chat (an alert to a group) is the bot's own: it waits its turn.
+    await replyingToChat(14, () => call(pacer, 15));
+    expect(clock.slept).toEqual([500]);
+    // A reply still keeps to its chat's budget: three at once, then one a second.
+    for (let i = 0; i < 4; i += 1) await replyingToChat(20, () => call(pacer, 20));
+    expect(clock.slept).toEqual([500, 1000]);
+    // Outside any update (the events pipeline) the global bucket applies, refilled meanwhile: two, then a wait.
+    for (const chat of [3, 4, 5]) await call(pacer, chat);
+    expect(clock.slept).toEqual([500, 1000, 500]);
   });
 });
 
