@@ -189,7 +189,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const sender = spawnChild(here(`./sender-child.${extension}`));
   try {
     const { token, apiRoot } = await telegramSide.request<{ token: string; apiRoot: string }>("start", {
-      callLogLimit: options.events * 4 + 20_000,
+      callLogLimit: (options.events + (options.warmupEvents ?? 0)) * 4 + 20_000,
     });
     for (let i = 0; i < allOrders.length; i += 1_000) {
       await telegramSide.request(
