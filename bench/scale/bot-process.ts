@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { freePort } from "#src/standins/local/redis-server.js";
+import { readProcStat } from "../lib/thread-cpu.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -117,12 +118,7 @@ export async function startBotProcess(options: {
     errors: () => ({ count: errors, samples: [...samples] }),
     notRepeated: () => notRepeated,
     cpuSeconds() {
-      try {
-        const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-        return (Number(fields[11]) + Number(fields[12])) / 100;
-      } catch {
-        return 0;
-      }
+      return (readProcStat(`/proc/${pid}/stat`)?.cpuMs ?? 0) / 1000;
     },
     rss() {
       try {
