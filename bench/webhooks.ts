@@ -221,7 +221,13 @@ async function main(): Promise<void> {
         ["Lost / duplicated", ...column((r) => `${r.lost} / ${r.duplicates}`)],
         ["429 answers from Telegram", ...column((r) => String(r.tooManyRequests))],
         ["Dead letters", ...column((r) => String(r.deadLetters))],
-        ["Bot process CPU per event", ...column((r) => `${ms(r.cpuMsPerEvent)} (ack + ingest + delivery)`)],
+        [
+          "Bot process CPU per event",
+          ...column(
+            (r) =>
+              `${ms(r.cpuMsPerEvent)} (ack + ingest + delivery; ${ms(r.systemCpuMsPerEvent)} of it in the kernel)`,
+          ),
+        ],
         [
           "  by thread (from /proc: the main thread; V8Worker = GC and the optimizing compiler)",
           ...column(

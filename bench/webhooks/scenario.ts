@@ -90,6 +90,8 @@ export interface ScenarioResult {
   tooManyRequests: number;
   deadLetters: number;
   cpuMsPerEvent: number;
+  /** The kernel's part of it (system time: syscalls, the socket writes' TCP work). */
+  systemCpuMsPerEvent: number;
   /** The same by thread (ms per event): the main thread and V8's helper threads (GC, the optimizing compiler). */
   threadCpuMsPerEvent: ThreadCpu;
   eventLoopUtilization: number;
@@ -423,6 +425,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       tooManyRequests: tally.tooMany,
       deadLetters,
       cpuMsPerEvent: (cpu.user + cpu.system) / 1000 / (orders.length * 2),
+      systemCpuMsPerEvent: cpu.system / 1000 / (orders.length * 2),
       threadCpuMsPerEvent: Object.fromEntries(
         Object.entries(threads)
           .filter(([, ms]) => ms > 0)
