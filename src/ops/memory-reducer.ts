@@ -6,7 +6,7 @@ import { Script } from "node:vm";
  * burst: the reducer usually runs its first GC while the process is quiet after start-up, then finds the next tick
  * busy and waits with one GC spent, so a burst that follows is answered by a single GC. That GC left V8's heap at
  * 101–111 MB committed around 37 MB of live objects in four of seven `bench:rss` runs (RSS 124.8–127.0 MB); the
- * second one gives the pages back (39 MB committed, RSS 114.6–116.7 MB).
+ * second one gives the pages back (38–40 MB committed, RSS 114.5–117.4 MB in nine runs).
  */
 const REDUCING_GCS = 3;
 
