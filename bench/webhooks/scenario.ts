@@ -371,7 +371,6 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       await profiler.stop(file);
       progress(`${options.label}: CPU profile of the measured window in ${file}`);
     }
-    const eventCount = orders.length * 2;
     const tally = await telegramSide.request<Tally>("tally");
     const timeline = await telegramSide.request<Timeline>("timeline");
     const toCardEdit: number[] = [];
@@ -404,7 +403,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     await api.close();
     return {
       label: options.label,
-      events: orders.length * 2,
+      events: expected,
       warmupEvents: warmupOrders.length * 2,
       orders: orders.length,
       limits: options.limits,
@@ -424,12 +423,12 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       duplicates,
       tooManyRequests: tally.tooMany,
       deadLetters,
-      cpuMsPerEvent: (cpu.user + cpu.system) / 1000 / (orders.length * 2),
-      systemCpuMsPerEvent: cpu.system / 1000 / (orders.length * 2),
+      cpuMsPerEvent: (cpu.user + cpu.system) / 1000 / expected,
+      systemCpuMsPerEvent: cpu.system / 1000 / expected,
       threadCpuMsPerEvent: Object.fromEntries(
         Object.entries(threads)
           .filter(([, ms]) => ms > 0)
-          .map(([name, ms]) => [name, ms / (orders.length * 2)]),
+          .map(([name, ms]) => [name, ms / expected]),
       ),
       eventLoopUtilization: elu.utilization,
       loopDelay: {
@@ -438,18 +437,18 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         max: loopDelay.max / 1e6,
       },
       gc,
-      redisPerEvent: (redisUsed.total - backgroundCommands) / eventCount,
-      redisPerEventWithBackground: redisUsed.total / eventCount,
+      redisPerEvent: (redisUsed.total - backgroundCommands) / expected,
+      redisPerEventWithBackground: redisUsed.total / expected,
       redisBackgroundPerSecond: idlePerMs * 1000,
       redisTop: Object.fromEntries(
         Object.entries(redisUsed.calls)
           .slice(0, 8)
-          .map(([name, count]) => [name, count / eventCount]),
+          .map(([name, count]) => [name, count / expected]),
       ),
       redisAll: Object.fromEntries(
-        Object.entries(redisUsed.calls).map(([name, count]) => [name, count / eventCount]),
+        Object.entries(redisUsed.calls).map(([name, count]) => [name, count / expected]),
       ),
-      redisCpuMsPerEvent: (redisUsed.cpuSeconds * 1000) / eventCount,
+      redisCpuMsPerEvent: (redisUsed.cpuSeconds * 1000) / expected,
       toCardEdit: summarize(toCardEdit),
       toBoth: summarize(toBoth),
       stages: serial?.stages,
