@@ -6,6 +6,8 @@
 FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# npm runs the root package's preinstall (scripts/check-node.mjs, the Node version check) on `npm ci` too.
+COPY scripts/check-node.mjs ./scripts/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
@@ -15,6 +17,7 @@ RUN node scripts/build.mjs
 FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+COPY scripts/check-node.mjs ./scripts/
 # --omit=optional keeps TypeScript out (i18next's optional peer, which npm marks "devOptional" because it is also our
 # devDependency, so --omit=dev alone installs it) and msgpackr-extract (a native speed-up msgpackr does without).
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund
@@ -38,6 +41,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
+COPY scripts/check-node.mjs ./scripts/
 # dist/i18n reads ../../locales and dist/sandbox/data holds the bank registry: keep dist/ beside locales/.
 COPY --from=build /app/dist ./dist
 COPY locales ./locales
@@ -47,4 +51,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # The process exits at most 8 s after SIGTERM, inside Docker's default 10 s stop timeout (docs/production.md).
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/main.js"]
+# The Node version check first, as `npm run start:prod` runs it: one sentence, not a crash, if FROM names an older Node.
+CMD ["node", "--import", "./scripts/check-node.mjs", "dist/main.js"]

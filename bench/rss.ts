@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     // Long enough for V8's memory reducer to run on what starting up left behind.
     await sleep(20_000);
     const idle = bot.rss();
-    const metricsUrl = `http://127.0.0.1:${bot.port}/metrics`;
+    const metricsUrl = `http://127.0.0.1:${bot.metricsPort}/metrics`;
     const idleWhere = await residentBreakdown(bot.pid, metricsUrl);
     progress(
       `rss: ${USERS} users, ${CONCURRENCY} at a time, walk /start → /send (pid ${bot.pid}, idle ${bytes(idle.now)})`,

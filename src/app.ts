@@ -19,7 +19,7 @@ import {
   ensureWebhookRegistered,
   setSendingMark,
 } from "./events/index.ts";
-import { createHttpServer, type HttpServer } from "./http/index.ts";
+import { createHttpServer, createMetricsServer, type HttpServer } from "./http/index.ts";
 import type { AccountLanguage } from "./i18n/account-language.ts";
 import type { Translator } from "./i18n/index.ts";
 import { languageResolver } from "./i18n/language-of.ts";
@@ -52,6 +52,8 @@ export interface App {
   inbox: UpdateInbox;
   /** Set after start(): the HTTP server's own URL. */
   httpUrl?: string;
+  /** Set after start() when METRICS_PORT is not "off": the metrics listener's URL (GET /metrics). */
+  metricsUrl?: string;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -164,8 +166,16 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Ready = this process can take traffic (Redis, queues). The payout API is not in it: when the provider is
     // down the bot still answers ("paused") — its health is in /health and payoutbot_payout_api_up.
     readiness: [...events.readiness],
-    metrics: metrics.registry,
+    // The public port serves /metrics only to METRICS_TOKEN's bearer; Prometheus scrapes the listener below.
+    ...(config.http.metrics.token
+      ? { metrics: { registry: metrics.registry, token: config.http.metrics.token } }
+      : {}),
   });
+  const { port: metricsPort, host: metricsHost } = config.http.metrics;
+  const metricsServer =
+    metricsPort === undefined
+      ? undefined
+      : createMetricsServer({ logger, registry: metrics.registry, host: metricsHost, port: metricsPort });
   const payoutProbe = createPayoutProbe({
     ping: () => api.ping(),
     up: metrics.payoutApiUp,
@@ -196,6 +206,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       accountLanguage.start(options.accountRefreshMs);
       const { url } = await http.start();
       app.httpUrl = url;
+      if (metricsServer) app.metricsUrl = (await metricsServer.start()).url;
       // web: acknowledge webhooks and serve the bot without queue workers, so acks never wait behind deliveries.
       if (role !== "web") {
         await events.start();
@@ -243,6 +254,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await poller?.stop();
       if (options.drainMs) await sleep(options.drainMs);
       await http.stop(2_000);
+      await metricsServer?.stop();
       await inbox.stop();
       await alerts.stop();
       await rateAlerts.stop();

@@ -93,6 +93,25 @@ const configSchema = z
     UPDATE_LEASE: z.preprocess(emptyToUndefined, z.enum(["on", "off"]).default("on")),
     HOST: z.preprocess(emptyToUndefined, z.string().default("0.0.0.0")),
     PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(8080)),
+    /** The metrics listener (GET /metrics for Prometheus): its own port, "off" for none, loopback by default. */
+    METRICS_PORT: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^(off|\d{1,5})$/, 'must be a port number (0-65535) or "off"')
+        .default("9464")
+        .transform((value) => (value === "off" ? undefined : Number(value)))
+        .refine((port) => port === undefined || port <= 65535, 'must be a port number (0-65535) or "off"'),
+    ),
+    METRICS_HOST: z.preprocess(emptyToUndefined, z.string().trim().default("127.0.0.1")),
+    /** With it, the public port serves /metrics too, to `Authorization: Bearer <METRICS_TOKEN>` only. */
+    METRICS_TOKEN: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[\x21-\x7e]{16,}$/, "must be at least 16 visible ASCII characters, no spaces")
+        .optional(),
+    ),
     PAYOUT_API_BASE_URL: optionalUrl,
     PAYOUT_API_KEY: optionalString,
     PAYOUT_ENV: z.preprocess(
@@ -122,6 +141,8 @@ const configSchema = z
         })
         .optional(),
     ),
+    /** The longest wait between two tries to reach a lost Redis, and how often the outage is logged. */
+    REDIS_RETRY_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).max(60_000).optional()),
     ADMIN_CHAT_ID: z.preprocess(
       emptyToUndefined,
       z
@@ -152,13 +173,26 @@ const configSchema = z
         })
         .refine((limit) => !limit || (limit.updates > 0 && limit.windowMs > 0), "must be positive"),
     ),
+    QUOTE_BUDGET_OPEN: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1000).default(5)),
+    QUOTE_BUDGET_RATE: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .trim()
+        .regex(/^\d+\/\d+$/, 'must be "<quotes>/<seconds>" (e.g. 20/600)')
+        .default("20/600")
+        .transform((value) => {
+          const [quotes, seconds] = value.split("/").map(Number) as [number, number];
+          return { maxInWindow: quotes, windowMs: seconds * 1000 };
+        })
+        .refine((rate) => rate.maxInWindow > 0 && rate.windowMs > 0, "must be positive"),
+    ),
     TELEGRAM_THROTTLE: booleanFlag(true),
     SUPPORT_CONTACT: supportContact,
     REFUND_APPROVAL_THRESHOLD_SATS: z.preprocess(
       emptyToUndefined,
       z.coerce.number().int().min(0).max(2_100_000_000_000_000).default(100_000),
     ),
-    LNURL_ALLOW_HTTP_LOOPBACK: booleanFlag(false),
     MONEY_REQUEST_TTL_HOURS: z.preprocess(
       emptyToUndefined,
       z.coerce
@@ -186,7 +220,12 @@ const configSchema = z
         /** Outbound pacing to Telegram's flood limits; off only in front of an API without them (benches). */
         throttle: env.TELEGRAM_THROTTLE,
       },
-      http: { host: env.HOST, port: env.PORT, publicUrl: env.PUBLIC_URL },
+      http: {
+        host: env.HOST,
+        port: env.PORT,
+        publicUrl: env.PUBLIC_URL,
+        metrics: { host: env.METRICS_HOST, port: env.METRICS_PORT, token: env.METRICS_TOKEN },
+      },
       payout: {
         /** Unset: start the embedded sandbox in-process and talk to it over HTTP. */
         baseUrl: env.PAYOUT_API_BASE_URL,
@@ -204,6 +243,7 @@ const configSchema = z
        */
       paymentLinkLightning: env.PAYMENT_LINK_LIGHTNING ?? env.PAYOUT_ENV === "sandbox",
       redisUrl: env.REDIS_URL,
+      redisRetryMs: env.REDIS_RETRY_MS,
       admin: { chatId: env.ADMIN_CHAT_ID, userIds: env.ADMIN_USER_IDS },
       lowBalanceAlerts: env.LOW_BALANCE_ALERTS,
       /**
@@ -215,11 +255,16 @@ const configSchema = z
       refunds: {
         /** A refund above this many sats waits for an admin's approval in the ops group; at or below it pays at once. */
         approvalThresholdSats: env.REFUND_APPROVAL_THRESHOLD_SATS,
-        /** Lightning-address lookups may use plain http to 127.0.0.1/::1/localhost (tests); refused in production. */
-        allowHttpLoopback: env.LNURL_ALLOW_HTTP_LOOPBACK,
       },
       /** How long a money request stays payable (MONEY_REQUEST_TTL_HOURS, default 7 days), on the API's clock. */
       moneyRequests: { ttlMs: env.MONEY_REQUEST_TTL_HOURS * 3600 * 1000 },
+      /**
+       * Each user's quote budget, taken before the payout API is asked for a quote (store/quote-budget.ts). Defaults:
+       * 5 unpaid quotes open at once (QUOTE_BUDGET_OPEN) and 20 quotes per rolling 10 minutes (QUOTE_BUDGET_RATE).
+       * A person pays one quote at a time, and a payout with a Refresh or two costs at most 3 quotes, so 20 is half a
+       * dozen payouts back to back; a script pressing Refresh gets 20 and is told when the next one is possible.
+       */
+      quoteBudget: { maxOpen: env.QUOTE_BUDGET_OPEN, ...env.QUOTE_BUDGET_RATE },
       /** Per-user incoming updates per window (USER_RATE_LIMIT); undefined = off. */
       incomingLimit: env.USER_RATE_LIMIT,
       log: {

@@ -1,16 +1,15 @@
 import { mkdirSync } from "node:fs";
-import type { Redis } from "ioredis";
 import pino from "pino";
 import { type App, createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { EnvFileError, loadEnvFile } from "./env-file.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
-import { connectDependency, DependencyError, originOf } from "./ops/dependencies.ts";
+import { DependencyError } from "./ops/dependencies.ts";
 import { keepMemoryReducerWorking } from "./ops/memory-reducer.ts";
 import { redisServerAvailable, startPrivateRedis } from "./standins/local/redis-server.ts";
 import type { TelegramEmulator } from "./standins/local/telegram-emulator/index.ts";
 import type { Sandbox } from "./standins/sandbox/index.ts";
-import { connectRedis } from "./store/connection.ts";
+import { connectRedis, redisAddress } from "./store/connection.ts";
 
 /** From SIGTERM to exit at most; /readyz answers 503 for the first DRAIN_MS of it. */
 const SHUTDOWN_LIMIT_MS = 8_000;
@@ -28,13 +27,19 @@ async function main(): Promise<void> {
   const storage = await resolveStorage(config, logger, cleanups);
   const redis =
     storage.kind === "redis"
-      ? connectRedis(storage.url)
+      ? // It logs an outage itself: one line per retry interval, from here to shutdown (src/store/redis-outage.ts).
+        connectRedis(storage.url, { logger, retryEveryMs: config.redisRetryMs })
       : // Lazy: production never loads the in-memory stand-in.
         await (await import("./standins/local/memory-redis.ts")).createMemoryRedis();
-  // ioredis reconnects by itself (through the Sentinels too); say so instead of letting it print to stderr.
-  redis.on("error", (error: Error) => logger.warn({ err: error }, "redis connection error; reconnecting"));
   cleanups.unshift(() => redis.quit());
-  if (storage.kind === "redis") await waitForRedis(redis, storage.url, logger);
+  // Commands wait in ioredis's queue until Redis answers: the start goes on from here once it does. A refusal
+  // (a wrong password in REDIS_URL) is not fixed by waiting: it stops the start, as a refused bot token does.
+  if (storage.kind === "redis")
+    await redis.ping().catch((error: Error) => {
+      throw new DependencyError(
+        `redis: ${redisAddress(storage.url)} answered "${error.message}": check REDIS_URL`,
+      );
+    });
 
   let sandbox: Sandbox | undefined;
   let payout = {
@@ -67,8 +72,17 @@ async function main(): Promise<void> {
     runtimeConfig = {
       ...config,
       telegram: { ...config.telegram, token: emulator.token, apiRoot: emulator.apiRoot, mode: "polling" },
-      // A free loopback port unless PORT was given: nothing outside this machine needs to reach us.
-      http: { ...config.http, host: "127.0.0.1", port: process.env.PORT ? config.http.port : 0 },
+      // Free loopback ports unless PORT or METRICS_PORT was given: nothing outside this machine needs to reach us.
+      http: {
+        ...config.http,
+        host: "127.0.0.1",
+        port: process.env.PORT ? config.http.port : 0,
+        metrics: {
+          ...config.http.metrics,
+          host: "127.0.0.1",
+          port: process.env.METRICS_PORT ? config.http.metrics.port : 0,
+        },
+      },
     };
   }
 
@@ -114,30 +128,6 @@ async function main(): Promise<void> {
   cleanups.unshift(async () => stopMemoryReducer());
   if (local && emulator) {
     local.attachTerminal({ app, emulator, sandbox, onQuit: () => shutdown("quit") });
-  }
-}
-
-/** Waits for Redis, logging each failed try with ioredis's last connection error (ioredis retries on its own). */
-async function waitForRedis(redis: Redis, url: string, logger: Logger): Promise<void> {
-  let lastError: unknown;
-  const onError = (error: unknown) => {
-    lastError = error;
-  };
-  redis.on("error", onError);
-  try {
-    await connectDependency({
-      name: "redis",
-      target: originOf(url),
-      logger,
-      attempt: async () => {
-        const timeout = new Promise((_, reject) =>
-          setTimeout(() => reject(lastError ?? new Error("no answer within 2 s")), 2_000).unref(),
-        );
-        await Promise.race([redis.ping(), timeout]);
-      },
-    });
-  } finally {
-    redis.off("error", onError);
   }
 }
 

@@ -13,6 +13,8 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export interface BotProcess {
   role: "all" | "web" | "worker";
   port: number;
+  /** The metrics listener's port (GET /metrics). */
+  metricsPort: number;
   pid: number;
   /** error- and fatal-level log lines so far, and the first few of them. */
   errors(): { count: number; samples: string[] };
@@ -61,6 +63,7 @@ export async function startBotProcess(options: {
   entry?: string[];
 }): Promise<BotProcess> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const child: ChildProcess = spawn(process.execPath, options.entry ?? ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: {
@@ -70,6 +73,7 @@ export async function startBotProcess(options: {
       LOG_LEVEL: "info",
       HOST: "127.0.0.1",
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       PROCESS_ROLE: options.role,
       ...options.env,
     },
@@ -114,6 +118,7 @@ export async function startBotProcess(options: {
   return {
     role: options.role,
     port,
+    metricsPort,
     pid,
     errors: () => ({ count: errors, samples: [...samples] }),
     notRepeated: () => notRepeated,

@@ -264,7 +264,6 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       port: 0,
       payoutWebhook: events.webhookHandler,
       readiness: events.readiness,
-      metrics: metrics.registry,
     });
     // In-process time of each webhook request, from the server's "request" event to the response's "finish":
     // what the bot spends, without the sender's and the network stack's share of the ack latency.

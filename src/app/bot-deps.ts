@@ -20,7 +20,7 @@ interface BotParts {
 }
 
 export async function createBotDeps(
-  options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy" | "now">,
+  options: Pick<AppOptions, "config" | "logger" | "redis" | "payout" | "telegramPolicy" | "now" | "outbound">,
   wiring: Pick<BotDeps, "ops" | "processes"> = {},
 ): Promise<BotParts> {
   const { config, logger, redis } = options;
@@ -59,6 +59,7 @@ export async function createBotDeps(
         metrics.handlerLatency.observe({ type }, seconds);
       },
     },
+    ...(options.outbound ? { outbound: options.outbound } : {}),
     ...wiring,
   };
   return { deps, api, store, translator, accountLanguage, metrics, transformers };

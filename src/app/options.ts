@@ -5,6 +5,7 @@ import type { Feature } from "#src/bot/features.js";
 import type { TelegramTransformerOptions } from "#src/bot/telegram-transformers.js";
 import type { Config } from "#src/config.js";
 import type { OpsAlert, PaymentLinkEvent } from "#src/events/index.js";
+import type { OutboundNetwork } from "#src/http/guarded-fetch.js";
 import type { Logger } from "#src/log/logger.js";
 
 /** What createApp (src/app.ts) is built from: main.ts, the local mode launcher and the end-to-end harness fill it. */
@@ -44,6 +45,8 @@ export interface AppOptions {
    * traffic before the server closes (main: 1 s; default 0 for in-process tests).
    */
   drainMs?: number;
+  /** Tests only: where Lightning-address lookups resolve and connect (a local LNURL server). */
+  outbound?: OutboundNetwork;
   /** Extra observers of ops alerts and merchant events (tests). */
   hooks?: {
     onAlert?: (alert: OpsAlert) => unknown;

@@ -3,6 +3,7 @@ import type { Context, SessionFlavor } from "grammy";
 import type { PayoutApi } from "#src/api/index.js";
 import type { Config } from "#src/config.js";
 import type { DeadLetter } from "#src/events/index.js";
+import type { OutboundNetwork } from "#src/http/guarded-fetch.js";
 import type { AccountLanguage } from "#src/i18n/account-language.js";
 import type { LanguageCode, TFunction, Translator } from "#src/i18n/index.js";
 import type { Logger } from "#src/log/logger.js";
@@ -30,6 +31,11 @@ export interface BotDeps {
    * dead process left in flight can be taken over and resolved. Without it such a claim waits out its TTL.
    */
   processes?: ProcessRegistry;
+  /**
+   * How fetches to hosts users name (Lightning addresses) resolve and connect: unset in production (system DNS,
+   * public addresses only); tests point them at a local server. Code-injected only, never from config.
+   */
+  outbound?: OutboundNetwork;
 }
 
 /** What ops commands need from the process wiring (the events pipeline). Absent parts are shown as such. */

@@ -23,7 +23,7 @@ import { jsonTransport } from "./telegram-transport.ts";
  * Bump whenever a conversation's steps change: stored flows of the old shape are discarded instead of replayed
  * against new code (users see the menu again rather than a confused flow).
  */
-const CONVERSATION_VERSION = 5;
+const CONVERSATION_VERSION = 6;
 /** Conversation state holds raw user input (account numbers, phones): it expires. */
 const CONVERSATION_TTL_SECONDS = 2 * 3600;
 const SESSION_TTL_SECONDS = 30 * 24 * 3600;

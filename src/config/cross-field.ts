@@ -41,8 +41,6 @@ export function crossFieldProblems(env: Record<string, string | undefined>): str
     }
     if (flag("WEBHOOK_ALLOW_UNSIGNED"))
       problems.push("WEBHOOK_ALLOW_UNSIGNED must not be true when PAYOUT_ENV=production");
-    if (flag("LNURL_ALLOW_HTTP_LOOPBACK"))
-      problems.push("LNURL_ALLOW_HTTP_LOOPBACK must not be true when PAYOUT_ENV=production");
   }
   return problems;
 }

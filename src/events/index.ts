@@ -49,7 +49,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
           redis: deps.redis,
           prefix,
           retries: deps.retries,
-          onConnectionError: (error) => logger.warn({ err: error }, "queue redis connection error"),
+          onError: (error) => logger.warn({ err: error }, "queue error"),
         });
   const outbox = deps.store.outbox;
   const ownsRegistry = !deps.processes;
@@ -118,6 +118,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       return parsed.ok ? { event: parsed.event.event, refs: webhookEventRefs(parsed.event) } : undefined;
     },
     deduper: deps.store.webhookDedupe,
+    processes,
     accept: async (event, jobId, known, mark) => {
       try {
         const outcome = await ingest(
@@ -162,6 +163,13 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
       await recovery?.sweep();
     } catch (error) {
       logger.warn({ err: error }, "recovery sweep failed; the next tick tries again");
+    }
+    try {
+      // Orders that ended unpaid leave Redis, index entries and all, once their retention is over.
+      const dropped = await deps.store.orders.dropRetired(Date.now());
+      if (dropped > 0) logger.debug({ dropped }, "unpaid orders past their retention dropped");
+    } catch (error) {
+      logger.warn({ err: error }, "unpaid orders not dropped; the next tick tries again");
     }
   };
 

@@ -1,7 +1,13 @@
 import { eventHash, eventOrderId, type WebhookEvent } from "#src/api/index.js";
 import type { Logger } from "#src/log/logger.js";
-import { transactionFacts } from "#src/orders/facts.js";
-import { confirmationSteps, isPendingOnchain, transitionFromPaymentEvent } from "#src/orders/mapping.js";
+import { type TransactionFacts, transactionFacts } from "#src/orders/facts.js";
+import {
+  confirmationSteps,
+  isPendingOnchain,
+  paymentEventFacts,
+  transactionFits,
+  transitionFromPaymentEvent,
+} from "#src/orders/mapping.js";
 import {
   type DedupeMark,
   isTerminalStage,
@@ -98,9 +104,19 @@ export function createIngestProcessor(deps: IngestDeps) {
       return "ignored";
     }
     const raws = new Map<string, string>();
-    const order = await resolveOrder(event, payload, data.refs, raws, !options.inline, options.known);
-    if (!order) return handOver(data.envelope, data.receivedAt);
-    const transition = transitionFromPaymentEvent(event, payload, order);
+    const facts = paymentEventFacts(event, payload);
+    const order = await resolveOrder(facts, payload, data.refs, raws, !options.inline, options.known);
+    // A transaction that shares an order's id or payment hash but is not one of its own (a refund or treasury
+    // withdrawal to an invoice someone chose) is handed on like any transaction the bot did not create.
+    if (!order || !transactionFits(facts, order)) {
+      if (order) logger.warn({ orderId: order.orderId, event }, "event does not fit the order it names");
+      return handOver(data.envelope, data.receivedAt);
+    }
+    const reference = referenceOf(payload);
+    if (reference && event === "payment.received") {
+      await store.orderReferences.remember(reference, order.orderId);
+    }
+    const transition = transitionFromPaymentEvent(facts, order);
     if (!transition) return "no_transition";
     return apply(order.orderId, transition, event, raws.get(order.orderId), options.mark);
   }
@@ -164,14 +180,13 @@ export function createIngestProcessor(deps: IngestDeps) {
 
   /** Find the bot order an event is about: orderId, then hash, then the KES reference, then ask the API. */
   async function resolveOrder(
-    event: string,
+    facts: TransactionFacts,
     payload: unknown,
     refs: EventRefs,
     raws: Map<string, string>,
     mayAskApi: boolean,
     known?: OrderText,
   ): Promise<OrderRecord | undefined> {
-    const facts = transactionFacts(payload);
     const reference = referenceOf(payload);
     const tried = new Set<string>();
     let order = await lookup(tried, refs.orderId, refs.hash, undefined, raws, known);
@@ -195,9 +210,6 @@ export function createIngestProcessor(deps: IngestDeps) {
         // Not every event is ours (payment-link orders): an unknown transaction is not worth a retry.
         if (!isNotFound(error)) throw error;
       }
-    }
-    if (order && reference && event === "payment.received") {
-      await store.orderReferences.remember(reference, order.orderId);
     }
     return order;
   }

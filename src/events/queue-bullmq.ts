@@ -1,5 +1,6 @@
 import { type DefaultJobOptions, DelayedError, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { isRedisConnectionError } from "#src/store/redis-outage.js";
 import { QUEUE_NAMES, type QueueName } from "./keys.ts";
 import {
   type DeadLetter,
@@ -27,7 +28,8 @@ interface BullmqBackendOptions {
   /** Key prefix: keys live under `<prefix>:<queue>:*`. */
   prefix: string;
   retries?: Partial<Record<"ingest" | "deliveries", RetryOverrides>>;
-  onConnectionError?: (error: Error) => void;
+  /** An error of BullMQ's connection or queues (the workers' go to WorkerSpec.onError); never "Redis is away". */
+  onError?: (error: Error) => void;
 }
 
 /**
@@ -86,7 +88,6 @@ export function createBullmqBackend<I, D>(options: BullmqBackendOptions): QueueB
     keyPrefix: undefined,
     enableAutoPipelining: false,
   });
-  connection.on("error", (error: Error) => options.onConnectionError?.(error));
   const policies = retryPolicies(options.retries);
   const make = (name: QueueName, key: keyof typeof RETENTION) =>
     new Queue(name, { connection, prefix, defaultJobOptions: jobOptions(key, policies[key]) });
@@ -95,6 +96,13 @@ export function createBullmqBackend<I, D>(options: BullmqBackendOptions): QueueB
     deliveries: make(QUEUE_NAMES.deliveries, "deliveries"),
     reconcile: make(QUEUE_NAMES.reconcile, "reconcile"),
   };
+  // The app's client logs an unreachable Redis once per retry interval (src/store/redis-outage.ts): this connection,
+  // every queue and every worker would repeat each failed try. A queue with no listener prints to stderr.
+  const report = (error: Error) => {
+    if (!isRedisConnectionError(error)) options.onError?.(error);
+  };
+  connection.on("error", report);
+  for (const queue of Object.values(queues)) queue.on("error", report);
   let workers: Worker[] = [];
 
   return {
@@ -125,7 +133,9 @@ export function createBullmqBackend<I, D>(options: BullmqBackendOptions): QueueB
         worker.on("failed", (job: Job | undefined, error: Error) => {
           if (job) spec.onFailed(name, view(job), error, job.attemptsMade >= (job.opts.attempts ?? 1));
         });
-        worker.on("error", (error) => spec.onError(name, error));
+        worker.on("error", (error) => {
+          if (!isRedisConnectionError(error)) spec.onError(name, error);
+        });
       }
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
     },

@@ -1,5 +1,11 @@
 import { type Api, GrammyError } from "grammy";
-import { escapeHtml, intlLocale, type LanguageCode, type Translator } from "#src/i18n/index.js";
+import {
+  escapeHtml,
+  intlLocale,
+  type LanguageCode,
+  type TFunction,
+  type Translator,
+} from "#src/i18n/index.js";
 import type { Logger } from "#src/log/logger.js";
 import { formatOrderMoney } from "#src/orders/index.js";
 import type { MoneyRequest, OrderStage, Store } from "#src/store/index.js";
@@ -61,6 +67,8 @@ export function createRequestNotices(deps: RequestNoticeDeps) {
     const facts = { amount: formatOrderMoney(request.amount, locale), label: escapeHtml(request.label) };
     for (const step of stages) {
       if (await store.requests.wasTold(request.token, step)) continue;
+      // Before the notice: a retry after a failed edit edits again, and never sends the notice twice.
+      if (step === "payment_received") await showPaidOnCard(request, t, facts);
       try {
         await deps.telegram.sendMessage(request.chatId, t(`request:notice.${step}`, facts), {
           parse_mode: "HTML",
@@ -73,6 +81,24 @@ export function createRequestNotices(deps: RequestNoticeDeps) {
         logger.info({ orderId, code: error.error_code }, "requester unreachable; request notice dropped");
       }
       await store.requests.markTold(request.token, step, deps.now());
+    }
+  }
+
+  /** The requester's card says the request was paid and loses Share and Cancel (nothing is left to do with it). */
+  async function showPaidOnCard(
+    request: MoneyRequest,
+    t: TFunction,
+    facts: { amount: string; label: string },
+  ): Promise<void> {
+    const cardId = await store.requests.cardOf(request.token);
+    if (cardId === undefined) return;
+    const caption = t("request:card.paid", { ...facts, name: escapeHtml(request.name) });
+    try {
+      await deps.telegram.editMessageCaption(request.chatId, cardId, { caption, parse_mode: "HTML" });
+    } catch (error) {
+      // Deleted, too old, already edited, or the requester blocked the bot: the notice still goes out.
+      if (!(error instanceof GrammyError && (error.error_code === 403 || error.error_code === 400)))
+        throw error;
     }
   }
 }

@@ -6,10 +6,11 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import type { Logger } from "#src/log/logger.js";
 import { BodyTooLargeError, readRawBody } from "./body.ts";
+import { closeGracefully, listen } from "./listen.ts";
+import { bearerMatches, sendMetrics } from "./metrics-server.ts";
 
 /** What the payout webhook receiver gets: the exact bytes (for the signature) and the headers. */
 export interface RawRequest {
@@ -19,6 +20,8 @@ export interface RawRequest {
 export interface HandlerResponse {
   status: number;
   body: unknown;
+  /** The request proved it comes from the sender (a valid signature); not sent, read by taps (ops' last webhook). */
+  authentic?: boolean;
 }
 export type RawRequestHandler = (request: RawRequest) => Promise<HandlerResponse>;
 
@@ -50,7 +53,11 @@ interface HttpServerOptions {
   readiness?: ReadinessCheck[];
   /** Per check; a slow dependency counts as down. Default 2 s. */
   readinessTimeoutMs?: number;
-  metrics?: Registry;
+  /**
+   * /metrics on this public port, to `Authorization: Bearer <token>` only (METRICS_TOKEN). Without it the port has no
+   * /metrics: Prometheus scrapes the metrics listener (metrics-server.ts).
+   */
+  metrics?: { registry: Registry; token: string };
   telegram?: TelegramRoute;
 }
 
@@ -70,7 +77,7 @@ export const PAYOUT_WEBHOOK_PATH = "/webhooks/payout";
 export const DEFAULT_TELEGRAM_PATH = "/webhooks/telegram";
 const DEFAULT_BODY_LIMIT = 256 * 1024;
 
-/** The process's one HTTP server: payout webhooks, Telegram updates (webhook mode), health and metrics. */
+/** The process's public HTTP server: payout webhooks, Telegram updates (webhook mode), health (and metrics to a token). */
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { logger } = options;
   const bodyLimit = options.webhookBodyLimit ?? DEFAULT_BODY_LIMIT;
@@ -119,10 +126,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     if (path === "/healthz" && method === "GET") return sendJson(res, 200, { status: "ok" });
     if (path === "/readyz" && method === "GET") return ready(res);
     if (path === "/metrics" && method === "GET" && options.metrics) {
-      const body = await options.metrics.metrics();
-      res.writeHead(200, { "content-type": options.metrics.contentType });
-      res.end(body);
-      return;
+      if (!bearerMatches(req.headers.authorization, options.metrics.token)) {
+        res.setHeader("www-authenticate", 'Bearer realm="metrics"');
+        return sendJson(res, 401, { status: "error", message: "unauthorized" });
+      }
+      return sendMetrics(res, options.metrics.registry);
     }
     sendJson(res, 404, { status: "error", message: "not found" });
   }
@@ -152,28 +160,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   return {
     server,
     async start() {
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
-          server.off("error", reject);
-          resolve();
-        });
-      });
-      const address = server.address() as AddressInfo;
-      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-      const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${address.port}`;
-      logger.info({ port: address.port }, "http server listening");
-      return { port: address.port, url };
+      const listening = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
+      logger.info({ port: listening.port }, "http server listening");
+      return listening;
     },
-    async stop(graceMs = 5_000) {
-      if (!server.listening) return;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-      timer.unref();
-      await closed;
-      clearTimeout(timer);
-    },
+    stop: (graceMs = 5_000) => closeGracefully(server, graceMs),
     setTelegramRoute(next) {
       telegram = next;
     },

@@ -2,24 +2,42 @@ import type { Country } from "./currencies.ts";
 import { resolveNumberLocale } from "./format.ts";
 
 /** Each corridor's clock: expiry times, receipts, prices and daily limits are shown and counted in it. */
-export const COUNTRY_TIME_ZONES: Readonly<Record<Country, string>> = {
+const CORRIDOR_ZONES = {
   NG: "Africa/Lagos",
   KE: "Africa/Nairobi",
   ZA: "Africa/Johannesburg",
   GH: "Africa/Accra",
+} as const satisfies Record<Country, string>;
+
+type TimeZone = (typeof CORRIDOR_ZONES)[Country];
+
+export const COUNTRY_TIME_ZONES: Readonly<Record<Country, TimeZone>> = CORRIDOR_ZONES;
+
+/**
+ * Each zone as the people who live in it name it, the same in every language. Intl's short names are offsets
+ * outside English ("WAT+3" in Yorùbá, "GMT +3" in Kiswahili, "UTC+2" in French), so they are never used. None of
+ * these zones keeps daylight saving time, so one name holds all year.
+ */
+const ZONE_ABBREVIATIONS: Readonly<Record<TimeZone, string>> = {
+  "Africa/Lagos": "WAT",
+  "Africa/Nairobi": "EAT",
+  "Africa/Johannesburg": "SAST",
+  "Africa/Accra": "GMT",
 };
 
-const CLOCK: Intl.DateTimeFormatOptions = { hour: "2-digit", minute: "2-digit", timeZoneName: "short" };
+/** A 24-hour clock in every language: a 12-hour one adds day periods few readers know ("ANW" in Akan). */
+const CLOCK: Intl.DateTimeFormatOptions = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
 const DATE_TIME: Intl.DateTimeFormatOptions = { year: "numeric", month: "short", day: "numeric", ...CLOCK };
+type Shape = "clock" | "dateTime";
 
 /** Building an Intl.DateTimeFormat costs ~0.5 ms and cards are rendered often: one per locale, zone and shape. */
 const formats = new Map<string, Intl.DateTimeFormat>();
 
-function dateFormat(locale: string, country: Country, shape: "clock" | "dateTime"): Intl.DateTimeFormat {
-  const key = `${locale}|${country}|${shape}`;
+function dateFormat(locale: string, zone: TimeZone, shape: Shape): Intl.DateTimeFormat {
+  const key = `${locale}|${zone}|${shape}`;
   let format = formats.get(key);
   if (!format) {
-    const options = { ...(shape === "clock" ? CLOCK : DATE_TIME), timeZone: COUNTRY_TIME_ZONES[country] };
+    const options = { ...(shape === "clock" ? CLOCK : DATE_TIME), timeZone: zone };
     try {
       format = new Intl.DateTimeFormat(resolveNumberLocale(locale), options);
     } catch {
@@ -31,20 +49,25 @@ function dateFormat(locale: string, country: Country, shape: "clock" | "dateTime
   return format;
 }
 
+/** Every time shown with its zone goes through here: the locale's digits and date, then our name for the zone. */
+function formatZoned(ms: number, locale: string, zone: TimeZone, shape: Shape): string {
+  if (!Number.isFinite(ms)) return "";
+  return `${dateFormat(locale, zone, shape).format(new Date(ms))} ${ZONE_ABBREVIATIONS[zone]}`;
+}
+
 /** "21:27 WAT": the time of day in the corridor's zone, with the zone's name. */
 export function formatClock(ms: number, locale: string, country: Country): string {
-  return Number.isFinite(ms) ? dateFormat(locale, country, "clock").format(new Date(ms)) : "";
+  return formatZoned(ms, locale, COUNTRY_TIME_ZONES[country], "clock");
 }
 
 /** "1 Oct 2025, 21:24 WAT": date and time in the corridor's zone, with the zone's name. */
 export function formatDateTime(ms: number, locale: string, country: Country): string {
-  return Number.isFinite(ms) ? dateFormat(locale, country, "dateTime").format(new Date(ms)) : "";
+  return formatZoned(ms, locale, COUNTRY_TIME_ZONES[country], "dateTime");
 }
 
-/** "WAT", "EAT", "SAST", "GMT" (or the locale's name for the zone, "UTC+1"): the zone's name alone. */
-export function zoneName(locale: string, country: Country): string {
-  const parts = dateFormat(locale, country, "clock").formatToParts(new Date(0));
-  return parts.find((part) => part.type === "timeZoneName")?.value ?? COUNTRY_TIME_ZONES[country];
+/** "WAT", "EAT", "SAST", "GMT": the corridor's zone by name alone, in every language. */
+export function zoneName(country: Country): string {
+  return ZONE_ABBREVIATIONS[COUNTRY_TIME_ZONES[country]];
 }
 
 const dayFormats = new Map<Country, Intl.DateTimeFormat>();
@@ -60,18 +83,8 @@ export function localDay(ms: number, country: Country): string {
 }
 
 /** Treasury and the ops team work on Lagos time. */
-const OPS_TIME_ZONE = "Africa/Lagos";
+const OPS_TIME_ZONE: TimeZone = "Africa/Lagos";
 
 export function formatOpsTime(ms: number, locale: string): string {
-  const options: Intl.DateTimeFormatOptions = {
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZone: OPS_TIME_ZONE,
-    timeZoneName: "short",
-  };
-  try {
-    return new Intl.DateTimeFormat(locale, options).format(new Date(ms));
-  } catch {
-    return new Intl.DateTimeFormat("en", options).format(new Date(ms));
-  }
+  return formatZoned(ms, locale, OPS_TIME_ZONE, "clock");
 }

@@ -12,6 +12,8 @@ export interface TransactionFacts {
   hash?: string;
   orderId?: string;
   currency?: string;
+  /** In the smallest unit of `currency` (kobo, cents, pesewas, sats). */
+  amount?: number;
   /** The transaction's own reference (29 hex characters). */
   ref?: string;
   /** A reference the recipient's bank or M-Pesa shows (NIP session id, M-Pesa receipt, `reference`). */
@@ -92,6 +94,7 @@ export function transactionFacts(data: unknown): TransactionFacts {
     hash: pick((source) => text(source.hash)),
     orderId: pick((source) => text(source.orderId)),
     currency: text(data.currency)?.toUpperCase(),
+    amount: count(data.amount),
     ref: text(data.ref),
     externalReference: pick((source) => {
       for (const key of EXTERNAL_REFERENCE_KEYS) {

@@ -1,3 +1,4 @@
+import { CURRENCIES } from "#src/money/index.js";
 import type { OrderRecord, OrderTransition } from "#src/store/order-record.js";
 import { payoutReferenceOf, type TransactionFacts, transactionFacts } from "./facts.ts";
 
@@ -21,19 +22,44 @@ export const FAILURE_REASONS = {
 
 type PaymentEventName = "payment.received" | "payment.sent";
 
-/** The transition one `payment.received` / `payment.sent` event implies, or undefined for none. */
-export function transitionFromPaymentEvent(
-  event: PaymentEventName,
-  data: unknown,
-  order: OrderRef,
-): OrderTransition | undefined {
+/** The facts of a `payment.received` / `payment.sent` event; the KES shape names no type, the event does. */
+export function paymentEventFacts(event: PaymentEventName, data: unknown): TransactionFacts {
   const facts = transactionFacts(data);
-  const type = facts.type ?? (event === "payment.received" ? "DEPOSIT" : "WITHDRAWAL");
-  return transitionFromTransaction({ ...facts, type }, order);
+  return { ...facts, type: facts.type ?? (event === "payment.received" ? "DEPOSIT" : "WITHDRAWAL") };
 }
 
-/** What the mapping needs to know about the order: its kind, and its quote hash (never a payout reference). */
-type OrderRef = Pick<OrderRecord, "kind"> & { hash?: string };
+/**
+ * The transition one event's transaction implies for an order it fits (`transactionFits`), or undefined for none.
+ */
+export function transitionFromPaymentEvent(
+  facts: TransactionFacts,
+  order: OrderRef,
+): OrderTransition | undefined {
+  return transactionFits(facts, order) ? transitionFromTransaction(facts, order) : undefined;
+}
+
+/**
+ * What the mapping needs to know about the order: its kind, what its recipient gets, and its quote hash (never a
+ * payout reference).
+ */
+type OrderRef = Pick<OrderRecord, "kind" | "receive"> & { hash?: string };
+
+/**
+ * Whether a transaction can be one of the order's own. Both of an order's transactions are in the quote's target
+ * currency for the target amount (notes §11: a BTC→NGN payout takes an NGN DEPOSIT and an NGN WITHDRAWAL of what
+ * the recipient gets; a buy a BTC DEPOSIT and an on-chain BTC WITHDRAWAL of the sats bought). Anything else that
+ * shares the order's id or payment hash — a Lightning withdrawal to an invoice someone chose, carrying the hash of an
+ * order they never paid — is not the order's and never moves it. A field the provider left out is not held against
+ * the transaction; a field it sent must fit.
+ */
+export function transactionFits(facts: TransactionFacts, order: OrderRef): boolean {
+  if (facts.type !== "DEPOSIT" && facts.type !== "WITHDRAWAL") return false;
+  const currency = CURRENCIES[order.receive.currency as keyof typeof CURRENCIES]?.iso;
+  if (facts.currency !== undefined && facts.currency !== currency) return false;
+  if (facts.amount !== undefined && facts.amount !== order.receive.amount) return false;
+  // A buy's bitcoin leaves on-chain, to the address its owner gave; a Lightning withdrawal is somebody's refund.
+  return !(order.kind === "buy" && facts.type === "WITHDRAWAL" && !facts.onchain && facts.currency === "BTC");
+}
 
 /** The transition one transaction implies on its own. */
 function transitionFromTransaction(facts: TransactionFacts, order: OrderRef): OrderTransition | undefined {
@@ -73,7 +99,7 @@ interface ApiOrderView {
 }
 
 interface ApiReconcileInput {
-  order: Pick<OrderRecord, "kind" | "stage" | "expiresAt"> & { hash?: string };
+  order: Pick<OrderRecord, "kind" | "stage" | "expiresAt" | "receive"> & { hash?: string };
   /** Undefined when the API does not know the order (404). */
   apiOrder: ApiOrderView | undefined;
   /** Every transaction of the order (`GET /transaction?orderId=` may return several). */
@@ -88,7 +114,7 @@ interface ApiReconcileInput {
  * when a withdrawal exists and every transaction is SUCCESS; any FAILED transaction fails it.
  */
 export function transitionFromApiState(input: ApiReconcileInput): OrderTransition | undefined {
-  const facts = input.transactions.map(transactionFacts);
+  const facts = input.transactions.map(transactionFacts).filter((tx) => transactionFits(tx, input.order));
   const status = input.apiOrder?.status?.toUpperCase();
 
   const failed = facts.find((tx) => tx.status === "FAILED");

@@ -82,6 +82,54 @@ export function quoteBreakdown(amounts: QuoteAmounts, side: QuoteSide): QuoteBre
   return rate <= BigInt(Number.MAX_SAFE_INTEGER) ? { ...base, ratePerBtc: Number(rate) } : base;
 }
 
+/** What a purchase's card shows: naira paid → sats bought at the exchange rate → network fee → sats that arrive. */
+export interface PurchaseBreakdown {
+  /** Naira paid, fees included (kobo): exactly `exchanged + margin`. */
+  pay: number;
+  /** The kobo that buy `bought` at `ratePerBtc`: `fiatAtRate(bought, ratePerBtc)`. */
+  exchanged: number;
+  /** Everything the exchange keeps besides: its fee and any spread (kobo). */
+  margin: number;
+  /** Sats bought: exactly `receive + networkFee`. */
+  bought: number;
+  /** The on-chain network fee (sats), paid from what is bought. */
+  networkFee: number;
+  /** Sats that arrive. */
+  receive: number;
+  /** The exchange rate: kobo per BTC (absent when nothing is bought). */
+  ratePerBtc?: number;
+}
+
+/**
+ * The breakdown of a purchase with its network fee known. The rate is the API's exchange rate (`apiRatePerBtc`, its
+ * price of 1 BTC when quoted), and the margin is what is paid beyond the sats bought at that rate, so the spread is
+ * shown as margin, never hidden in the rate, and the network fee as sats, never folded into either. Without that
+ * rate, or when it would leave a margin below the API's own fee (the price moved since), the rate is the quote's
+ * own: what is paid less the API's fee, per sat bought, the fee being the margin.
+ */
+export function purchaseBreakdown(
+  amounts: QuoteAmounts,
+  networkFee: number,
+  apiRatePerBtc?: number,
+): PurchaseBreakdown {
+  const fee = Math.min(Math.max(0, amounts.fee), amounts.pay);
+  const bought = amounts.receive + Math.max(0, networkFee);
+  const base = { pay: amounts.pay, bought, networkFee: bought - amounts.receive, receive: amounts.receive };
+  if (apiRatePerBtc !== undefined && apiRatePerBtc > 0 && bought > 0) {
+    const exchanged = fiatAtRate(bought, apiRatePerBtc);
+    if (amounts.pay - exchanged >= fee) {
+      return { ...base, exchanged, margin: amounts.pay - exchanged, ratePerBtc: apiRatePerBtc };
+    }
+  }
+  const own = quoteBreakdown({ pay: amounts.pay, fee, receive: bought }, "receive_btc");
+  return {
+    ...base,
+    exchanged: own.exchanged,
+    margin: own.fee,
+    ...(own.ratePerBtc !== undefined ? { ratePerBtc: own.ratePerBtc } : {}),
+  };
+}
+
 /**
  * How closely the shown rate reproduces the amounts: the fiat side recomputed from the sats at the shown rate,
  * `sats × rate / 10^8`, is within `sats / (2 × 10^8)` minor units of the quote's fiat amount (the rate is rounded to

@@ -80,7 +80,19 @@ function failureText(order: OrderRecord, t: TFunction, locale: string): string {
   const reason = order.failureReason ?? FAILURE_REASONS.orderFailed;
   const known = Object.values(FAILURE_REASONS) as string[];
   const key = known.includes(reason) ? reason : FAILURE_REASONS.orderFailed;
-  return variant(t, `status:failure.${key}`, order, { amount: formatOrderMoney(order.pay, locale) });
+  return variant(t, `status:failure.${key}${refundSuffix(order)}`, order, {
+    amount: formatOrderMoney(order.pay, locale),
+  });
+}
+
+/**
+ * Held sats whose refund is under way or done are no longer "tap Get my sats back": the text says they went back
+ * (paid) or points at the refund's own line (any other state but a retryable one, which offers the button again).
+ */
+function refundSuffix(order: OrderRecord): "" | "_refunded" | "_refund" {
+  if (order.kind !== "payout" || order.failureReason !== FAILURE_REASONS.payoutFailed) return "";
+  if (!order.refund || offersRefund(order)) return "";
+  return order.refund.state === "paid" ? "_refunded" : "_refund";
 }
 
 /** The status card for the order's current stage. `locale` is the Intl locale of the owner's language. */

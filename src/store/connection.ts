@@ -1,4 +1,6 @@
 import { Redis, type RedisOptions } from "ioredis";
+import type { Logger } from "#src/log/logger.js";
+import { reportRedisOutages } from "./redis-outage.ts";
 
 /**
  * Where Redis is, from REDIS_URL: a single server (`redis://` / `rediss://`, ioredis parses those itself) or a
@@ -64,18 +66,40 @@ export function parseRedisUrl(raw: string): RedisTarget {
   return { kind: "sentinel", options };
 }
 
+/** How long ioredis waits between two tries at most (REDIS_RETRY_MS), and how often an outage is logged. */
+const DEFAULT_RETRY_MS = 2_000;
+
 /**
  * The process's Redis client. `maxRetriesPerRequest: null` queues commands while the connection is down (BullMQ
  * requires it); a write refused by a demoted master (READONLY, right after a failover) reconnects and is re-sent
- * to the new master.
+ * to the new master. Reconnecting keeps ioredis's backoff (50 ms more per try) up to `retryEveryMs`, and the client
+ * comes with its 'error' listener: an outage is logged once per interval (./redis-outage.ts), never left to
+ * ioredis's "Unhandled error event" on stderr.
  */
-export function connectRedis(raw: string): Redis {
+export function connectRedis(raw: string, report: { logger: Logger; retryEveryMs?: number }): Redis {
   const target = parseRedisUrl(raw);
+  const retryEveryMs = report.retryEveryMs ?? DEFAULT_RETRY_MS;
   const common: RedisOptions = {
     maxRetriesPerRequest: null,
+    retryStrategy: (times) => Math.min(times * 50, retryEveryMs),
     reconnectOnError: (error) => (error.message.startsWith("READONLY") ? 2 : false),
   };
-  return target.kind === "server"
-    ? new Redis(target.url, common)
-    : new Redis({ ...target.options, ...common });
+  const redis =
+    target.kind === "server" ? new Redis(target.url, common) : new Redis({ ...target.options, ...common });
+  reportRedisOutages(redis, { logger: report.logger, address: redisAddress(raw), retryEveryMs });
+  return redis;
+}
+
+/** Where Redis is, for logs: host:port (or the master name and its Sentinels), never a password. */
+export function redisAddress(raw: string): string {
+  const target = parseRedisUrl(raw);
+  if (target.kind === "sentinel") {
+    // parseRedisUrl sets every Sentinel's host and port; IPv6 hosts are kept without their brackets.
+    const sentinels = target.options.sentinels
+      .map(({ host = "", port }) => `${host.includes(":") ? `[${host}]` : host}:${port}`)
+      .join(",");
+    return `${target.options.name} via Sentinels ${sentinels}`;
+  }
+  const url = new URL(target.url);
+  return `${url.hostname}:${url.port || "6379"}`;
 }

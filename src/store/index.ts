@@ -14,6 +14,7 @@ import { OrderReferences } from "./order-references.ts";
 import { OrderRepository } from "./orders.ts";
 import { Outbox } from "./outbox.ts";
 import { PaymentLinkRepository } from "./payment-links.ts";
+import { QuoteBudget } from "./quote-budget.ts";
 import { RateAlertRepository } from "./rate-alerts.ts";
 import { RecipientRepository } from "./recipients.ts";
 import { ReconcileAttempts } from "./reconcile-attempts.ts";
@@ -48,6 +49,7 @@ export * from "./orders.ts";
 export * from "./outbox.ts";
 export * from "./payment-links.ts";
 export * from "./processes.ts";
+export * from "./quote-budget.ts";
 export * from "./rate-alerts.ts";
 export * from "./recipients.ts";
 export * from "./reconcile-attempts.ts";
@@ -75,6 +77,8 @@ export interface Store {
   /** Money requests (src/bot/requests). */
   requests: RequestRepository;
   repeats: RepeatRepository;
+  /** Each user's budget of quotes (open at once, asked for per window), taken before the API is asked. */
+  quoteBudget: QuoteBudget;
   settings: SettingsRepository;
   rateAlerts: RateAlertRepository;
   stats: StatsRepository;
@@ -123,6 +127,7 @@ export function createStore(redis: Redis): Store {
     refunds: new RefundRepository(redis),
     requests: new RequestRepository(redis),
     repeats: new RepeatRepository(redis),
+    quoteBudget: new QuoteBudget(redis),
     settings: new SettingsRepository(redis, updateReads),
     rateAlerts: new RateAlertRepository(redis),
     stats: new StatsRepository(redis, orders),

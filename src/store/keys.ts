@@ -9,6 +9,12 @@ export const keys = {
   userOrders: (userId: number) => `user:${userId}:orders`,
   ordersOpen: () => "orders:open",
   ordersAll: () => "orders:all",
+  /** Orders that ended unpaid, scored by when their record and every index entry are dropped (ms, this host's clock). */
+  ordersRetiring: () => "orders:retiring",
+  /** The quote budget (store/quote-budget.ts): quotes asked for lately, member the action, scored by when (API ms). */
+  userQuotesAsked: (userId: number) => `user:${userId}:quotes:asked`,
+  /** The quote budget: the user's unpaid quotes still open, scored by expiry (API ms). */
+  userQuotesOpen: (userId: number) => `user:${userId}:quotes:open`,
   /** Confirmed orders whose invoice / status card is not yet known to be delivered, by confirmation time. */
   ordersUndelivered: () => "orders:undelivered",
   /** Short claim of the recovery sweep on one order (one delivery even with sweeps running at once). */
@@ -23,6 +29,8 @@ export const keys = {
   moneyRequestTold: (token: string) => `request:${token}:told`,
   /** Held while the requester's notices are being sent (one teller at a time; store/requests.ts `holdTelling`). */
   moneyRequestTelling: (token: string) => `request:${token}:telling`,
+  /** The message id of the requester's card of a request (edited to "paid" once it is paid). */
+  moneyRequestCard: (token: string) => `request:${token}:card`,
   /** A user's requests by creation time (/requests, the inline card, the open-request cap). */
   userRequests: (userId: number) => `user:${userId}:requests`,
   /** A repeat send (JSON), the user's repeats, and the active ones by their next due time (API clock, ms). */
@@ -32,7 +40,10 @@ export const keys = {
   audit: () => "audit",
   refund: (orderId: string) => `refund:${orderId}`,
   refundsOpen: () => "refunds:open",
+  /** The withdrawal a refund made, by the transaction id POST /withdraw/btc answered. */
   refundByTransaction: (transactionId: string) => `refund:tx:${transactionId}`,
+  /** The refund whose invoice carries this payment hash (a hash is refunded to once, by one order's refund). */
+  refundByHash: (paymentHash: string) => `refund:hash:${paymentHash}`,
   idempotency: (scope: string, key: string) => `idem:${scope}:${key}`,
   updateSeen: (updateId: number) => `updates:seen:${updateId}`,
   updateQueue: (chat: string) => `updates:chat:${chat}`,
@@ -64,8 +75,8 @@ export const keys = {
   payoutBanks: (country: "NG" | "ZA") => `payout:cache:banks:${country}`,
   payoutMinimums: () => "payout:cache:minimums",
   treasuryBanks: () => "treasury:banks",
-  /** Whether a user is a member of the admin group (getChatMember), cached briefly. */
-  opsMember: (chatId: number, userId: number) => `ops:member:${chatId}:${userId}`,
+  /** Whether a listed ops user is an administrator of the ops group (getChatMember), cached briefly. */
+  opsAdmin: (chatId: number, userId: number) => `ops:admin:${chatId}:${userId}`,
   alertQueue: () => "ops:alerts:queue",
   /** A refund still open this long after it was requested was announced to ops (once per period). */
   alertRefundStuck: (orderId: string) => `ops:alerts:refund:${orderId}`,

@@ -63,6 +63,10 @@ export const orderRecordSchema = z.object({
   /** Short anti-impersonation code shown on the quote and the invoice. */
   verificationCode: z.string(),
   speed: z.enum(["slow", "medium", "fast"]).optional(),
+  /** A purchase's on-chain network fee (the quote's `estimatedRoutingFee`, sats), paid from the sats it buys. */
+  networkFeeSats: z.number().int().nonnegative().optional(),
+  /** A purchase's exchange rate: the API's price of 1 BTC when it was quoted, in minor units of what is paid. */
+  ratePerBtc: z.number().int().positive().optional(),
   /** Bank-transfer pay-in details of a buy order. */
   payIn: z
     .object({

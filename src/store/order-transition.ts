@@ -1,4 +1,6 @@
+import { keys } from "./keys.ts";
 import { isTerminalStage, type OrderRecord, type OrderTransition, STAGE_RANK } from "./order-record.ts";
+import { retirement } from "./order-retention.ts";
 import { readPendingLua, recordLua } from "./outbox.ts";
 import { LuaScript } from "./script.ts";
 
@@ -37,9 +39,15 @@ export function applyTransition(
 }
 
 // The compare-and-set of an order's text; it returns 0 when the text is not the one read.
-//   KEYS: the order, the open-orders set, the order's reconcile attempt count.
+//   KEYS: the order, the open-orders set, the order's reconcile attempt count, its owner's open quotes (the quote
+//   budget, store/quote-budget.ts), the retiring set, the order's hash and quote-id lookups.
 //   ARGV: the text read · the new text · TTL · '1' when the new stage is terminal · the order id · '' or the
-//   reconciler's next look (ms): moves the order in the open set (if still there) and resets its attempt count
+//   reconciler's next look (ms): moves the order in the open set (if still there) and resets its attempt count ·
+//   '1' when the order no longer awaits payment (it leaves its owner's open quotes) · '' or, when it just ended
+//   unpaid, when it is dropped (ms): it enters the retiring set, and its lookups get its (short) TTL · the retiring
+//   set's member
+const CAS_KEYS = 7;
+const CAS_ARGS = 9;
 const COMPARE_AND_SET_LUA = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
@@ -47,7 +55,47 @@ if ARGV[4] == '1' then redis.call('ZREM', KEYS[2], ARGV[5]) end
 if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[2], 'XX', ARGV[6], ARGV[5])
   redis.call('DEL', KEYS[3])
+end
+if ARGV[7] == '1' then redis.call('ZREM', KEYS[4], ARGV[5]) end
+if ARGV[8] ~= '' then
+  redis.call('ZADD', KEYS[5], ARGV[8], ARGV[9])
+  for i = 6, 7 do
+    if redis.call('GET', KEYS[i]) == ARGV[5] then redis.call('EXPIRE', KEYS[i], tonumber(ARGV[3])) end
+  end
 end`;
+
+/** The compare-and-set's keys and arguments, as above, for writing `order` (as `text`) over `current` (`raw`). */
+export function compareAndSetInput(
+  current: OrderRecord,
+  order: OrderRecord,
+  raw: string,
+  text: string,
+  followUpAt: number | undefined,
+): { keys: string[]; args: Array<string | number> } {
+  const { ttlSeconds, retireAt, member } = retirement(current, order);
+  return {
+    keys: [
+      keys.order(order.orderId),
+      keys.ordersOpen(),
+      keys.reconcileAttempts(order.orderId),
+      keys.userQuotesOpen(order.userId),
+      keys.ordersRetiring(),
+      keys.orderByHash(order.hash),
+      keys.orderByQuote(order.quoteId),
+    ],
+    args: [
+      raw,
+      text,
+      ttlSeconds,
+      isTerminalStage(order.stage) ? "1" : "0",
+      order.orderId,
+      followUpAt ?? "",
+      order.stage === "awaiting_payment" ? "0" : "1",
+      retireAt,
+      member,
+    ],
+  };
+}
 
 /** EVALSHA: a transition happens for every event of every order; the script text need not travel each time. */
 export const COMPARE_AND_SET = new LuaScript(`${COMPARE_AND_SET_LUA}
@@ -60,22 +108,24 @@ return 1
  * Returns 0, or {1, the count appended}.
  */
 export const COMPARE_AND_SET_THEN_RECORD = new LuaScript(`${COMPARE_AND_SET_LUA}
-${recordLua(3, 6)}
+${recordLua(CAS_KEYS, CAS_ARGS)}
 return {1, appended}
 `);
 
 /**
  * COMPARE_AND_SET_THEN_RECORD, then, when it appended states, the delivery's claim (store/delivery-claims.ts
  * `ClaimRequest`): its lock (SET NX PX) and, when that was free, what the delivery reads. Its keys and arguments go
- * between the compare-and-set's and the record's:
- *   KEYS[4..6] the lock, the outbox's cursor, the owner's record   ARGV[7..8] the lock's token, its TTL (ms).
+ * between the compare-and-set's and the record's: the lock, the outbox's cursor, the owner's record · the lock's
+ * token, its TTL (ms).
  * Returns 0, {1, the count appended}, or {1, the count appended, cursor, entries, sending, the owner's record}.
  */
+const claimKey = (i: number) => `KEYS[${CAS_KEYS + i}]`;
+const claimArg = (i: number) => `ARGV[${CAS_ARGS + i}]`;
 export const COMPARE_AND_SET_RECORD_AND_CLAIM = new LuaScript(`${COMPARE_AND_SET_LUA}
-${recordLua(6, 8)}
-if appended > 0 and redis.call('SET', KEYS[4], ARGV[7], 'PX', ARGV[8], 'NX') then
-${readPendingLua("KEYS[7]", "KEYS[5]")}
-  return {1, appended, cursor, entries, sending, redis.call('GET', KEYS[6])}
+${recordLua(CAS_KEYS + 3, CAS_ARGS + 2)}
+if appended > 0 and redis.call('SET', ${claimKey(1)}, ${claimArg(1)}, 'PX', ${claimArg(2)}, 'NX') then
+${readPendingLua(claimKey(4), claimKey(2))}
+  return {1, appended, cursor, entries, sending, redis.call('GET', ${claimKey(3)})}
 end
 return {1, appended}
 `);

@@ -2,7 +2,6 @@ import type { Redis } from "ioredis";
 import type { ClaimRequest, DeliveryClaim } from "./delivery-claims.ts";
 import { keys } from "./keys.ts";
 import {
-  isTerminalStage,
   keepOrderText,
   type NewOrder,
   type OrderRecord,
@@ -11,18 +10,19 @@ import {
   parseOrderText,
   type TransitionResult,
 } from "./order-record.ts";
+import { dropRetired, writeNewOrder } from "./order-retention.ts";
 import {
   applyTransition,
   COMPARE_AND_SET,
   COMPARE_AND_SET_RECORD_AND_CLAIM,
   COMPARE_AND_SET_THEN_RECORD,
+  compareAndSetInput,
 } from "./order-transition.ts";
 import { type Outbox, type RecordedStates, recordCall } from "./outbox.ts";
 import type { UpdateReads } from "./update-reads.ts";
 import type { DedupeMark } from "./webhook-dedupe.ts";
 
-/** Orders live for 90 days after their last change; history keeps the newest 500 per user. */
-const ORDER_TTL_SECONDS = 90 * 24 * 3600;
+/** History keeps the newest 500 orders per user (an order's lifetime: store/order-retention.ts). */
 const HISTORY_LIMIT = 500;
 
 /**
@@ -47,18 +47,8 @@ export class OrderRepository {
       createdAt: now,
       updatedAt: now,
     };
-    const score = Date.parse(now);
     const text = JSON.stringify(order);
-    await this.redis
-      .multi()
-      .set(keys.order(order.orderId), text, "EX", ORDER_TTL_SECONDS)
-      .set(keys.orderByHash(order.hash), order.orderId, "EX", ORDER_TTL_SECONDS)
-      .set(keys.orderByQuote(order.quoteId), order.orderId, "EX", ORDER_TTL_SECONDS)
-      .zadd(keys.userOrders(order.userId), score, order.orderId)
-      .zremrangebyrank(keys.userOrders(order.userId), 0, -HISTORY_LIMIT - 1)
-      .zadd(keys.ordersAll(), score, order.orderId)
-      .zadd(keys.ordersOpen(), Date.parse(order.expiresAt), order.orderId)
-      .exec();
+    await writeNewOrder(this.redis, order, text, HISTORY_LIMIT);
     this.reads.wrote(lastText(order.orderId), text);
     return order;
   }
@@ -175,6 +165,11 @@ export class OrderRepository {
     return (await this.redis.set(keys.orderRecovery(orderId), "1", "PX", ttlMs, "NX")) === "OK";
   }
 
+  /** Orders that ended unpaid and whose retention ran out by `nowMs` leave Redis (store/order-retention.ts). */
+  async dropRetired(nowMs: number, limit = 200): Promise<number> {
+    return dropRetired(this.redis, nowMs, limit);
+  }
+
   /**
    * Note the refund's current state on the order (for /status, the card and the receipt); not a stage change.
    * `changed` is true for exactly one caller per new state (compare-and-set), so what follows a state only once
@@ -266,9 +261,7 @@ export class OrderRepository {
       if (!changed) return { order: current, changed: false };
       order.updatedAt = new Date().toISOString();
       const text = JSON.stringify(order);
-      const terminal = isTerminalStage(order.stage) ? "1" : "0";
-      const args = [raw, text, ORDER_TTL_SECONDS, terminal, orderId, followUpAt?.(order) ?? ""];
-      const orderKeys = [key, keys.ordersOpen(), keys.reconcileAttempts(orderId)];
+      const { keys: orderKeys, args } = compareAndSetInput(current, order, raw, text, followUpAt?.(order));
       const also = record?.(order);
       const claiming = also && claim?.(order);
       // The claim's keys and arguments go between the compare-and-set's and the record's (store/order-transition.ts).

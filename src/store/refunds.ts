@@ -57,8 +57,13 @@ export interface RefundRecord {
   updatedAt: number;
 }
 
-type NewRefund = Omit<RefundRecord, "state" | "attempt" | "createdAt" | "updatedAt" | "cardMessageId"> & {
+type NewRefund = Omit<
+  RefundRecord,
+  "state" | "attempt" | "createdAt" | "updatedAt" | "cardMessageId" | "paymentHash"
+> & {
   state: "paying" | "awaiting_approval";
+  /** Every BOLT11 invoice carries one; it is what settles the refund when the create's answer was lost. */
+  paymentHash: string;
   now: number;
 };
 
@@ -67,13 +72,19 @@ type RefundPatch = Partial<Pick<RefundRecord, "approvalId" | "transactionId" | "
 /** Refunds live as long as orders. */
 const RETENTION_SECONDS = 90 * 24 * 3600;
 
+// KEYS: the refund, the open set, the refund by payment hash, the order by payment hash.
+// ARGV: orderId, now, retention seconds, then field/value pairs.
 const OPEN = new LuaScript(`
+if redis.call('EXISTS', KEYS[4]) == 1 then return 'hash_known' end
+local owner = redis.call('GET', KEYS[3])
+if owner and owner ~= ARGV[1] then return 'hash_known' end
 local state = redis.call('HGET', KEYS[1], 'state')
 if state and state ~= 'failed' and state ~= 'expired' then return state end
 local attempt = tonumber(redis.call('HGET', KEYS[1], 'attempt') or '0') + 1
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'attempt', tostring(attempt), unpack(ARGV, 4))
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+redis.call('SET', KEYS[3], ARGV[1], 'EX', tonumber(ARGV[3]))
 redis.call('ZADD', KEYS[2], tonumber(ARGV[2]), ARGV[1])
 return 'opened'
 `);
@@ -99,8 +110,11 @@ return 'ok'
 export class RefundRepository {
   constructor(private readonly redis: Redis) {}
 
-  /** "opened" for exactly one caller; otherwise the state of the refund that already exists. */
-  async open(input: NewRefund): Promise<"opened" | RefundState> {
+  /**
+   * "opened" for exactly one caller; "hash_known" when the invoice's payment hash is an order's or another order's
+   * refund's (a payment to it would be read as theirs); otherwise the state of the refund that already exists.
+   */
+  async open(input: NewRefund): Promise<"opened" | "hash_known" | RefundState> {
     const fields: Record<string, string> = {
       state: input.state,
       orderId: input.orderId,
@@ -113,13 +127,27 @@ export class RefundRepository {
       invoiceExpiresAt: String(input.invoiceExpiresAt),
       createdAt: String(input.now),
       updatedAt: String(input.now),
-      ...(input.paymentHash ? { paymentHash: input.paymentHash } : {}),
+      paymentHash: input.paymentHash,
     };
     return (await OPEN.run(
       this.redis,
-      [keys.refund(input.orderId), keys.refundsOpen()],
+      [
+        keys.refund(input.orderId),
+        keys.refundsOpen(),
+        keys.refundByHash(input.paymentHash),
+        keys.orderByHash(input.paymentHash),
+      ],
       [input.orderId, String(input.now), String(RETENTION_SECONDS), ...Object.entries(fields).flat()],
-    )) as "opened" | RefundState;
+    )) as "opened" | "hash_known" | RefundState;
+  }
+
+  /** Whether a payment hash is an order's, or the invoice of a refund of another order than `orderId`. */
+  async hashKnown(paymentHash: string, orderId: string): Promise<boolean> {
+    const [order, owner] = await this.redis.mget(
+      keys.orderByHash(paymentHash),
+      keys.refundByHash(paymentHash),
+    );
+    return order !== null || (owner !== null && owner !== orderId);
   }
 
   async get(orderId: string): Promise<RefundRecord | undefined> {
@@ -154,9 +182,17 @@ export class RefundRepository {
     await this.redis.set(keys.refundByTransaction(transactionId), orderId, "EX", RETENTION_SECONDS);
   }
 
+  /** The refund that made this withdrawal (its id as POST /withdraw/btc answered). */
   async findByTransaction(transactionId: string): Promise<RefundRecord | undefined> {
     const orderId = await this.redis.get(keys.refundByTransaction(transactionId));
     return orderId ? this.get(orderId) : undefined;
+  }
+
+  /** The refund whose invoice carries this payment hash (one at most: `open` refuses a hash already known). */
+  async findByHash(paymentHash: string): Promise<RefundRecord | undefined> {
+    const orderId = await this.redis.get(keys.refundByHash(paymentHash));
+    const refund = orderId ? await this.get(orderId) : undefined;
+    return refund?.paymentHash === paymentHash ? refund : undefined;
   }
 
   /** Refunds not finished (awaiting approval, paying, sent, uncertain) opened before `beforeMs`, oldest first. */

@@ -252,6 +252,24 @@ export class RequestRepository {
       .exec();
   }
 
+  /** The requester's card of this request (its message in the request's chat), kept as long as the request. */
+  async rememberCard(token: string, messageId: number): Promise<void> {
+    const ttl = await this.redis.pttl(keys.moneyRequest(token));
+    await this.redis.set(
+      keys.moneyRequestCard(token),
+      String(messageId),
+      "PX",
+      ttl > 0 ? ttl : KEEP_AFTER_EXPIRY_MS,
+    );
+  }
+
+  /** The message id of the requester's card, when it was remembered. */
+  async cardOf(token: string): Promise<number | undefined> {
+    const raw = await this.redis.get(keys.moneyRequestCard(token));
+    const messageId = Number(raw);
+    return raw !== null && Number.isSafeInteger(messageId) ? messageId : undefined;
+  }
+
   /** Requests of the user still payable: not past their deadline, not paid, not cancelled. */
   private async openCount(userId: number, nowMs: number): Promise<number> {
     const members = await this.redis.zrange(keys.userRequests(userId), 0, -1);

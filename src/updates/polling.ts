@@ -3,10 +3,12 @@ import type { Update } from "grammy/types";
 import type { Logger } from "#src/log/logger.js";
 import type { UpdateInbox } from "./inbox.ts";
 
+/** Also the webhook's (setWebhook). chat_member: role changes in the ops group (Telegram sends it only if asked). */
 export const ALLOWED_UPDATES = [
   "message",
   "callback_query",
   "my_chat_member",
+  "chat_member",
   "inline_query",
   "chosen_inline_result",
 ] as const;

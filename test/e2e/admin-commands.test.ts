@@ -101,6 +101,13 @@ describe("ops information and user commands", () => {
     const alert = await ops.group.nextMessage({ match: /bad or missing signature/ });
     expect(alert.text).toMatch(/Ops alerts/);
     const ping = Buffer.from(JSON.stringify({ event: "ping", data: { message: "hi" } }));
+    // A ping is answered whatever its signature (the provider pings before it signs anything we check), but one that
+    // is unsigned or signed with another secret proves nothing: it is not the last webhook.
+    for (const headers of [{}, { "x-mavapay-signature": signWebhookBody(ping, "not-the-secret") }]) {
+      expect((await handler({ rawBody: ping, headers })).status).toBe(200);
+    }
+    const unproven = await ask(ops.group, ops.ada, "/health");
+    expect(unproven.text?.match(/Last webhook: (\S+)/)?.[1]).toBe(lastBefore);
     const signed = await handler({
       rawBody: ping,
       headers: { "x-mavapay-signature": signWebhookBody(ping, ops.stack.sandbox.webhookSecret) },

@@ -5,25 +5,38 @@ import { type Stack, type StackOptions, startStack } from "../support/stack.ts";
 import type { GroupDriver, UserDriver } from "../support/telegram-driver.ts";
 
 /**
- * The whole stack (ops wiring included, as app.ts does it) with an admin group with two admins and an ordinary member, and a restricted (non-ops) member.
+ * The whole stack (ops wiring included, as app.ts does it) with an ops group: three ops admins (listed in
+ * ADMIN_USER_IDS and administrators of the group), and three who are not ops — a listed plain member, an
+ * administrator nobody listed and a restricted member.
  */
 export const ADMIN_CHAT_ID = -1_001_777_000_001;
+
+/** ADMIN_USER_IDS of the stack: ada, ben, cy and mel (more may be added with `adminUserIds`). */
+const LISTED = [8_001, 8_002, 8_003, 8_005];
 
 export interface OpsStack {
   stack: Stack;
   alerts: Alerts;
   group: GroupDriver;
-  /** Two ops admins of the group and a plain member (members count as ops too). */
+  /** The ops admins: the group's creator and two administrators, all listed. */
   ada: UserDriver;
   ben: UserDriver;
   cy: UserDriver;
+  /** Listed in ADMIN_USER_IDS but only a member of the group: not ops. */
+  mel: UserDriver;
+  /** An administrator of the group nobody listed: not ops. */
+  ike: UserDriver;
   /** In the group but restricted: not ops. */
   rex: UserDriver;
   stop(): Promise<void>;
 }
 
 export async function startOpsStack(options: StackOptions = {}): Promise<OpsStack> {
-  const stack = await startStack({ adminChatId: ADMIN_CHAT_ID, ...options });
+  const stack = await startStack({
+    adminChatId: ADMIN_CHAT_ID,
+    ...options,
+    adminUserIds: [...LISTED, ...(options.adminUserIds ?? [])],
+  });
   const alerts = stack.app.alerts;
 
   const { tg } = stack;
@@ -31,11 +44,15 @@ export async function startOpsStack(options: StackOptions = {}): Promise<OpsStac
   const ben = tg.user({ id: 8_002, first_name: "Ben", username: "ben_ops", language_code: "en" });
   const cy = tg.user({ id: 8_003, first_name: "Cy", language_code: "en" });
   const rex = tg.user({ id: 8_004, first_name: "Rex", language_code: "en" });
+  const mel = tg.user({ id: 8_005, first_name: "Mel", username: "mel_ops", language_code: "en" });
+  const ike = tg.user({ id: 8_006, first_name: "Ike", username: "ike_admin", language_code: "en" });
   const group = tg
     .group({ id: ADMIN_CHAT_ID, title: "Ops room" })
     .addMember(ada, "creator")
     .addMember(ben, "administrator")
-    .addMember(cy, "member")
+    .addMember(cy, "administrator")
+    .addMember(mel, "member")
+    .addMember(ike, "administrator")
     .addMember(rex, "restricted");
 
   return {
@@ -45,6 +62,8 @@ export async function startOpsStack(options: StackOptions = {}): Promise<OpsStac
     ada,
     ben,
     cy,
+    mel,
+    ike,
     rex,
     async stop() {
       await stack.stop();
@@ -66,6 +85,29 @@ export async function ask(
 ): Promise<Message> {
   await group.send(from, text);
   return group.nextMessage(match === undefined ? {} : { match });
+}
+
+/**
+ * `from` walks /withdraw_ngn for `amount` (as typed) to GTBANK PLC 0149200000 and requests approval; resolves to
+ * the request's card in the group.
+ */
+export async function requestNgnWithdrawal(
+  ops: OpsStack,
+  from: UserDriver,
+  amount: string,
+): Promise<Message> {
+  const { group } = ops;
+  const amountPrompt = await ask(group, from, "/withdraw_ngn", /NGN withdrawal/);
+  await group.send(from, amount, { replyTo: amountPrompt });
+  const bankPrompt = await group.nextMessage({ match: /bank's name/ });
+  await group.send(from, "gtbank", { replyTo: bankPrompt });
+  const pick = await group.nextMessage({ match: /Which bank/ });
+  await group.press(from, pick, "GTBANK PLC · 000013");
+  const accountPrompt = await group.nextMessage({ match: /10-digit account number at GTBANK PLC/ });
+  await group.send(from, "0149200000", { replyTo: accountPrompt });
+  const screen = await group.nextMessage({ match: /Check every detail/ });
+  await group.press(from, screen, "✅ Request approval");
+  return group.nextMessage({ match: /Needs approval by another admin/ });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LANGUAGES } from "#src/i18n/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 
@@ -39,6 +40,24 @@ describe("buy bitcoin: what users type", () => {
     await stack?.stop();
   });
 
+  it("ends every sentence about address prefixes cleanly, in all ten languages (no “2…” then a lone “.”)", async () => {
+    for (const [index, { code }] of LANGUAGES.entries()) {
+      const user = stack.tg.user({ id: 7350 + index, language_code: code });
+      await user.send("/buy");
+      const prompt = await user.nextMessage();
+      await user.send("hello there");
+      const malformed = await user.nextMessage();
+      await user.send(MAINNET_ADDRESS);
+      const wrongNetwork = await user.nextMessage();
+      for (const message of [prompt, malformed, wrongNetwork]) {
+        expect(message.text, code).toContain("2…");
+        expect(message.text, code).not.toMatch(/…\s*\./);
+      }
+      await user.send("/cancel");
+      await user.nextMessage();
+    }
+  });
+
   it("refuses malformed addresses, wrong-network addresses and Lightning, then takes a good one", async () => {
     const user = stack.tg.user({ id: 7301, language_code: "en" });
     await user.send("/buy");
@@ -54,7 +73,7 @@ describe("buy bitcoin: what users type", () => {
     const wrongNetwork = await user.nextMessage();
     expect(wrongNetwork.text).toBe(
       "That is a Bitcoin mainnet address, but this service sends bitcoin on Bitcoin signet, a test network. " +
-        "Sending there would lose the coins, so please send an address that starts with tb1…, m…, n… or 2….",
+        "Sending there would lose the coins, so please send an address that starts with tb1…, m…, n… or 2…",
     );
     await user.send("1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2");
     expect((await user.nextMessage()).text).toMatch(/^That is a Bitcoin mainnet address/);

@@ -3,6 +3,7 @@ import { ask, type OpsStack, startOpsStack } from "./admin-stack.ts";
 import {
   buttons,
   confirmQuote,
+  knownNigerianRecipient,
   nigerianRecipient,
   pressAndEdit,
   quoteFor,
@@ -43,7 +44,8 @@ describe("daily payout limits", () => {
     await (await user.press(invoice, /Simulate/)).answer();
     await user.nextEdit(status, { match: /Completed/ });
 
-    await nigerianRecipient(user);
+    // The same recipient again: offered first now that they have been paid.
+    await knownNigerianRecipient(user, "GTBANK PLC ••0000 · OLADEJI OLAOLU");
     const quotes = sandbox.state.quotes.size;
     const refused = await typeAndRead(user, "6000", /more than you can still send to Nigeria today/);
     expect(refused.text).toContain("₦5,000.00 left of your daily limit of ₦15,000.00");

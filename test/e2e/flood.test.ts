@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "#src/log/logger.js";
 import { type Stack, startStack } from "../support/stack.ts";
+import { type OpsStack, startOpsStack } from "./admin-stack.ts";
 import { pressAndEdit, startSend, typeAndRead } from "./payout-support.ts";
 
 /**
@@ -77,5 +78,38 @@ describe("incoming flood control", () => {
     // The neighbour was served, and a flood of button presses is not needed to prove it: one /start is enough.
     expect(neighbour.messages().length).toBeGreaterThan(0);
     expect(neighbour.messages().some((message) => NOTICE.test(message.text ?? ""))).toBe(false);
+  });
+});
+
+describe("incoming flood control in the ops group", () => {
+  const OPS_LIMIT = 5;
+  let ops: OpsStack;
+
+  beforeAll(async () => {
+    ops = await startOpsStack({ env: { USER_RATE_LIMIT: `${OPS_LIMIT}/10` } });
+  });
+  afterAll(async () => {
+    await ops?.stop();
+  });
+
+  it("limits a plain, restricted or unlisted member posting there like anyone; an ops admin is not limited", async () => {
+    const { group, ada, mel, ike, rex } = ops;
+    // Commands they may not use: silence, but each one is an update that counts.
+    for (const member of [mel, ike, rex])
+      for (let index = 0; index < OPS_LIMIT; index += 1) await group.send(member, "/limits");
+    for (let index = 0; index < OPS_LIMIT + 3; index += 1) await group.send(ada, "/limits");
+    await ops.stack.tg.idle();
+    const answers = group
+      .unconsumed()
+      .filter((event) => event.kind === "message" && /Daily payout limits/.test(event.message.text ?? ""));
+    expect(answers).toHaveLength(OPS_LIMIT + 3);
+
+    // Their next update, anywhere, is the first over the limit: the one notice.
+    for (const member of [mel, ike, rex]) {
+      await member.send("/start");
+      expect((await member.nextMessage()).text, member.user.first_name).toMatch(NOTICE);
+    }
+    await ada.send("/start");
+    expect((await ada.nextMessage()).text).not.toMatch(NOTICE);
   });
 });

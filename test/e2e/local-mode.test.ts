@@ -151,4 +151,37 @@ describe("local mode (npm start with no configuration)", () => {
     type(bot, ":quit");
     expect(await bot.exited).toMatchObject({ code: 0 });
   }, 90_000);
+
+  it(":price moves the bitcoin price and a rate alert fires; :address gives a /buy address; m.n presses an older button", async () => {
+    const bot = await startLocalChat();
+    const steps: Array<[string, RegExp]> = [
+      [":help", /:price <±percent>/],
+      [":address", /^tb1q[a-z0-9]{38}$/],
+      ["/price ng", /\[\d\] 🔔 Alert me/],
+      ["/start", /\[1\] 💸 Send money/],
+    ];
+    for (const [line, expected] of steps) {
+      type(bot, line);
+      await bot.waitForLog(expected, { timeoutMs: 20_000 });
+    }
+    // The price card is no longer the latest with buttons: its number reaches it.
+    const cardNumber = bot.lines
+      .map((line) => /🤖 .* #(\d+)$/.exec(line.raw)?.[1])
+      .filter((value) => value !== undefined)
+      .at(-2);
+    const alertButton = bot.lines.map((line) => /\[(\d)\] 🔔 Alert me/.exec(line.raw)?.[1]).find(Boolean);
+    const more: Array<[string, RegExp]> = [
+      [`${cardNumber}.${alertButton}`, /Rate alert for Nigeria/],
+      ["₦160,000", /100,000 sats buy more than ₦160,000\.00 in Nigeria/],
+      [":price +10", /bitcoin moved \+10% to \$110,000; rate alerts checked, 1 sent/],
+      [":advance 31d", /clock moved 31 days forward/],
+    ];
+    for (const [line, expected] of more) {
+      type(bot, line);
+      await bot.waitForLog(expected, { timeoutMs: 20_000 });
+    }
+    expect(bot.lines.some((line) => /Good rate in Nigeria/.test(line.raw))).toBe(true);
+    type(bot, ":quit");
+    expect(await bot.exited).toMatchObject({ code: 0 });
+  }, 90_000);
 });

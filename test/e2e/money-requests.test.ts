@@ -268,19 +268,21 @@ describe("money requests", () => {
     asker.consumeAll();
     await asker.send("/request");
     const countries = await asker.nextMessage({ match: /Ask for money/ });
-    await pressAndEdit(asker, countries, /Nigeria/, /Which bank/);
+    await pressAndEdit(asker, countries, /Nigeria/, /Which bank is your account with/);
     await asker.send("gtb");
     const banks = await asker.nextMessage({ match: /Banks matching/ });
-    await pressAndEdit(asker, banks, "GTBANK PLC", /10-digit account number/);
+    await pressAndEdit(asker, banks, "GTBANK PLC", /your 10-digit account number/);
     await asker.send("0123456999");
     const named = await asker.nextMessage({ match: /belongs to/ });
+    expect(named.text).toMatch(/Is this your account\?$/);
+    expect(buttons(named)).toEqual(["✅ Yes, that's me", "✏️ Change", "❌ Cancel"]);
     const amount = await pressAndEdit(
       asker,
       named,
-      /Yes, that's them/,
+      /Yes, that's me/,
       /How much do you want to receive, in naira/,
     );
-    expect(buttons(amount)).toEqual(["👤 Change recipient", "❌ Cancel"]);
+    expect(buttons(amount)).toEqual(["✏️ Change my details", "❌ Cancel"]);
     expect((await typeAndRead(asker, "20000 sats")).text).toMatch(/A request is in naira/);
     await asker.send("4,000");
     const card = await requestCardOf(asker);
@@ -299,6 +301,74 @@ describe("money requests", () => {
     expect(failed.text).toContain("The payer can get a refund");
     await stack.tg.idle({ quietMs: 600 });
     expect(asker.unconsumed().filter((event) => event.kind === "message")).toEqual([]);
+  });
+
+  it("asks the requester for their own details, in words meant for the one who receives", async () => {
+    const asker = stack.tg.user({ id: 7461, first_name: "Wanjiru", language_code: "en" });
+    await asker.send("/request");
+    const countries = await asker.nextMessage({ match: /Ask for money/ });
+    expect(countries.text).toContain("Where should the money arrive?");
+    expect(countries.text).not.toMatch(/Send money|your recipient gets|Where does it go/);
+    const methods = await pressAndEdit(asker, countries, /Kenya/, /How do you want to receive the money/);
+    const phone = await pressAndEdit(
+      asker,
+      methods,
+      /M-Pesa \/ Airtel phone/,
+      /Send your M-Pesa or Airtel Money number/,
+    );
+    expect(phone.text).not.toMatch(/recipient/);
+    const network = await typeAndRead(asker, "0790 000 000", /Which wallet/);
+    expect(network.text).toContain("Which wallet should the money go to?");
+    const name = await pressAndEdit(asker, network, "✅ M-Pesa", /your name/);
+    expect(name.text).toBe("👤 What is your name, as registered with the wallet on +254 790 000000?");
+    const amount = await typeAndRead(asker, "Wanjiru Kamau", /How much do you want to receive/);
+    expect(buttons(amount)).toEqual(["✏️ Change my details", "❌ Cancel"]);
+
+    // "Change my details" starts over at the country, still in the requester's words.
+    const again = await pressAndEdit(asker, amount, /Change my details/, /Where should the money arrive/);
+    const ghana = await pressAndEdit(asker, again, /Ghana/, /Send your MTN mobile money number/);
+    expect(ghana.text).not.toMatch(/recipient/);
+    expect((await typeAndRead(asker, "024 123 4567")).text).toBe(
+      "👤 What is your name, as on the MoMo account +233 24 123 4567?",
+    );
+    await asker.send("/cancel");
+    await asker.nextMessage({ match: /Cancelled/ });
+
+    await asker.send("/request");
+    const southAfrica = await asker.nextMessage({ match: /Ask for money/ });
+    await pressAndEdit(asker, southAfrica, /South Africa/, /Which bank is your account with/);
+    expect((await typeAndRead(asker, "fnb")).text).toBe("🔢 Send your account number at FNB.");
+    expect((await typeAndRead(asker, "1352 900 000")).text).toBe(
+      "👤 What is your name, as it appears on the account?",
+    );
+    await asker.send("/cancel");
+    await asker.nextMessage({ match: /Cancelled/ });
+  });
+
+  it("a paid request's card says it was paid and no longer offers Cancel", async () => {
+    const asker = stack.tg.user({ id: 7471, first_name: "Achieng", language_code: "en" });
+    const payer = stack.tg.user({ id: 7472, first_name: "Segun", language_code: "en" });
+    const { card, link, token } = await createKenyaRequest(asker, "1,000", "Achieng Odhiambo");
+    expect(buttons(card)).toEqual(["📤 Share in a chat", "🗑 Cancel request"]);
+
+    await payer.openLink(link);
+    await payer.nextMessage({ match: /Money request/ });
+    const quote = await payer.nextMessage({ match: /Your quote/ });
+    const { invoice, status } = await confirmQuote(payer, quote);
+    await (await payer.press(invoice, /Simulate/)).answer();
+    await payer.nextEdit(status, { match: /Completed/ });
+
+    const paid = await asker.nextEdit(card, { match: /Paid/ });
+    expect(paid.caption).toBe(
+      "💌 Money request · ✅ Paid\n" +
+        "Achieng Odhiambo asked for KSh 1,000.00 and it has been paid.\n" +
+        "Paid out to: M-Pesa ••0000 · Achieng Odhiambo",
+    );
+    expect(paid.caption).not.toContain(link);
+    expect(buttons(paid)).toEqual([]);
+    // A late press of the old Cancel (a client still showing it) is told the truth.
+    const late = await asker.pressData(card, requestData.pack({ action: "cancel", token }));
+    expect((await late.answer()).text).toBe("This request is already paid.");
   });
 
   it("an expired request is refused on the API's clock", async () => {

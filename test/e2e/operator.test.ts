@@ -11,6 +11,7 @@ import { nigerianRecipient } from "./payout-support.ts";
  * SIGTERM, and a dependency it cannot reach at start is named in the log at once.
  */
 
+/** GET /metrics on the metrics listener (the public port does not serve it without METRICS_TOKEN). */
 async function scrape(url: string): Promise<string> {
   const response = await fetch(`${url}/metrics`);
   expect(response.status).toBe(200);
@@ -46,7 +47,7 @@ describe("payout API metrics", () => {
       await user.send("5000");
       await user.nextMessage();
 
-      const text = await scrape(stack.app.httpUrl ?? "");
+      const text = await scrape(stack.app.metricsUrl ?? "");
       const quote = { endpoint: "POST /quote", outcome: "server" };
       expect(
         sample(text, "payoutbot_payout_api_errors_total", { kind: "server", endpoint: "POST /quote" }),
@@ -89,13 +90,14 @@ describe("the bot process (spawned)", () => {
     REDIS_URL: testRedisUrl(),
     HOST: "127.0.0.1",
     PORT: "0",
+    METRICS_PORT: "0",
     LOG_LEVEL: "info",
     LOG_FORMAT: "json",
     ...extra,
   });
 
-  async function httpUrlOf(bot: SpawnedBot): Promise<string> {
-    const line = await bot.waitForLog("http server listening", { timeoutMs: 30_000 });
+  async function urlOf(bot: SpawnedBot, listening: string): Promise<string> {
+    const line = await bot.waitForLog(listening, { timeoutMs: 30_000 });
     return `http://127.0.0.1:${String(line.port)}`;
   }
 
@@ -109,7 +111,8 @@ describe("the bot process (spawned)", () => {
         PAYOUT_ENV: "sandbox",
       }),
     });
-    const url = await httpUrlOf(bot);
+    const url = await urlOf(bot, "http server listening");
+    const metricsUrl = await urlOf(bot, "metrics listener listening");
     await bot.waitForLog(/payout api: cannot reach http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)/, {
       timeoutMs: 30_000,
     });
@@ -119,7 +122,7 @@ describe("the bot process (spawned)", () => {
     expect(ready.status).toBe(200);
     const body = (await ready.json()) as { checks: Record<string, string> };
     expect(body.checks).not.toHaveProperty("payout_api");
-    expect(sample(await scrape(url), "payoutbot_payout_api_up")).toBe(0);
+    expect(sample(await scrape(metricsUrl), "payoutbot_payout_api_up")).toBe(0);
 
     const signalled = performance.now();
     bot.child.kill("SIGTERM");
@@ -157,9 +160,9 @@ describe("the bot process (spawned)", () => {
       "telegram: cannot reach http://127.0.0.1:9 (ECONNREFUSED), retrying in 2 s (attempt 1)",
     );
     expect(line.raw).not.toContain(tg.token);
-    expect(
-      bot.logs().some((logged) => logged.msg === `redis: connected to redis://127.0.0.1:${redisPort()}`),
-    ).toBe(true);
+    expect(bot.logs().some((logged) => logged.msg === `redis: connected to 127.0.0.1:${redisPort()}`)).toBe(
+      true,
+    );
     const exit = await bot.kill("SIGTERM");
     expect(exit.forced).toBe(false);
   });

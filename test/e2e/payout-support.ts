@@ -56,6 +56,13 @@ export async function nigerianRecipient(
   return pressAndEdit(user, confirm, /Yes, that's them/, /How much/);
 }
 
+/** /send → Nigeria → someone this user already sent to (offered before the bank step); returns the amount prompt. */
+export async function knownNigerianRecipient(user: UserDriver, label: string | RegExp): Promise<Message> {
+  const countries = await startSend(user);
+  const known = await pressAndEdit(user, countries, /Nigeria/, /Who should receive the money/);
+  return pressAndEdit(user, known, label, /How much/);
+}
+
 /** Type the amount and read the quote card. */
 export async function quoteFor(user: UserDriver, amount: string): Promise<Message> {
   return typeAndRead(user, amount, /Your quote/);

@@ -34,14 +34,26 @@ describe("payout to South Africa and Ghana", () => {
     expect(buttons(banks)).toEqual(
       expect.arrayContaining(["ABSA", "CAPITEC BANK", "FNB", "STANDARD BANK", "TYMEBANK"]),
     );
-    // Typing works when it points at one bank; an ambiguous fragment asks to tap instead.
-    expect((await typeAndRead(thandi, "capitec")).text).toMatch(/No single bank matches “capitec”/);
-    const list = thandi.lastMessage();
-    if (!list) throw new Error("no bank list");
-    await pressAndEdit(thandi, list, "CAPITEC BANK", /account number.*CAPITEC BANK/s);
+    // Typing works when it points at one bank; a fragment several banks share shows just those.
+    const nothing = await typeAndRead(thandi, "zzz bank");
+    expect(nothing.text).toMatch(/No bank matches “zzz bank”/);
+    expect(buttons(nothing)).toEqual(buttons(banks));
+    const matches = await typeAndRead(thandi, "capitec");
+    expect(matches.text).toBe("Banks matching “capitec”. Tap the right one, or type another name:");
+    expect(buttons(matches)).toEqual([
+      "CAPITEC BANK",
+      "CAPITEC BUSINESS BANK",
+      "🔎 Search again",
+      "❌ Cancel",
+    ]);
+    const all = await pressAndEdit(thandi, matches, /Search again/, /Which bank/);
+    expect(buttons(all)).toEqual(buttons(banks));
+    const narrowed = await typeAndRead(thandi, "Capitec", /Banks matching/);
+    await pressAndEdit(thandi, narrowed, "CAPITEC BANK", /account number.*CAPITEC BANK/s);
     expect((await typeAndRead(thandi, "123")).text).toMatch(/6 to 16 digits; you sent 3/);
     expect((await typeAndRead(thandi, "13529OOOOO")).text).toMatch(/digits only/);
     await typeAndRead(thandi, "1352 900 000", /account holder's name/);
+    expect((await typeAndRead(thandi, "7")).text).toMatch(/for example Thandi Nkosi\./);
     const amount = await typeAndRead(thandi, "Ricki Tester", /How much/);
     expect(amount.text).toContain("To: CAPITEC BANK ••0000 · Ricki Tester");
     expect(amount.text).toContain("Minimum: R 36.00");
@@ -74,6 +86,7 @@ describe("payout to South Africa and Ghana", () => {
     expect((await typeAndRead(kofi, "+254 712 345 678")).text).toMatch(/not Ghanaian/);
     expect((await typeAndRead(kofi, "024 123")).text).toMatch(/not a Ghanaian mobile number/);
     await typeAndRead(kofi, "024 123 4567", /name on the MoMo account/);
+    expect((await typeAndRead(kofi, "7")).text).toMatch(/for example Kwame Mensah\./);
     const amount = await typeAndRead(kofi, "Kofi Mensah", /How much/);
     expect(amount.text).toContain("To: MTN MoMo ••4567 · Kofi Mensah");
     expect(amount.text).toContain("Minimum: GH₵ 24.00");

@@ -176,7 +176,7 @@ describe("cards that add up", () => {
     expect(photo.caption).toContain(`Pay ${card.text?.match(/You pay: ([\d,]+ sats)/)?.[1]}`);
   });
 
-  it("buy: naira paid = naira exchanged + fee, and the rate gives the sats back", async () => {
+  it("buy: naira paid = naira exchanged + margin, the rate gives the sats bought, the network fee what is left", async () => {
     const user = stack.tg.user({ id: 7606, first_name: "Bola" });
     for (const amount of ["15,000", "50,000", "400000"]) {
       await user.send("/buy");
@@ -189,15 +189,20 @@ describe("cards that add up", () => {
       const card = await user.nextMessage({ match: "Your bitcoin quote" });
       const order = await latestOrder(stack, user.id);
       const quote = stack.sandbox.state.quotes.get(order.quoteId);
-      const shown = figuresOf(card.text ?? "", {
-        pay: /Transfer exactly: (.+) \(fees included\)/,
-        receive: /You receive: ([\d,]+ sats)/,
-      });
-      expect(shown.pay).toBe(quote?.total);
-      expect(shown.receive).toBe(quote?.amountInTarget);
-      expect(shown.exchanged + shown.fee).toBe(shown.pay);
-      // Naira per BTC: the sats bought at the shown rate are the naira exchanged.
-      expect(atRate(shown.receive, shown.ratePerBtc)).toBe(shown.exchanged);
+      const text = card.text ?? "";
+      const pay = minorOf(/Transfer exactly: (.+) \(fees included\)/.exec(text)?.[1] ?? "");
+      const [, exchanged = "", bought = "", margin = ""] =
+        /= (.+) for ([\d,]+ sats) \+ (.+) exchange margin/.exec(text) ?? [];
+      const receive = minorOf(/You receive: ([\d,]+ sats)/.exec(text)?.[1] ?? "");
+      const rate = minorOf(/Exchange rate: 1 BTC = (.+)/.exec(text)?.[1] ?? "");
+      const network = minorOf(/network fee: exactly ([\d,]+ sats)/.exec(text)?.[1] ?? "");
+      expect(pay).toBe(quote?.total);
+      expect(receive).toBe(quote?.amountInTarget);
+      expect(network).toBe(quote?.estimatedRoutingFee);
+      expect(minorOf(exchanged) + minorOf(margin)).toBe(pay);
+      // Naira per BTC: the sats bought at the shown rate are the naira exchanged; the network fee takes its part.
+      expect(atRate(minorOf(bought), rate)).toBe(minorOf(exchanged));
+      expect(minorOf(bought) - network).toBe(receive);
       await user.send("/cancel");
       await user.nextMessage({ match: /Cancelled/ });
     }

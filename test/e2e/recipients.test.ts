@@ -1,6 +1,8 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { payoutCountryData } from "#src/bot/payout/callback-data.js";
 import { type Stack, startStack } from "../support/stack.ts";
+import { confirmQuote, nigerianRecipient, pressAndEdit, quoteFor } from "./payout-support.ts";
 
 const NG_BENEFICIARY = {
   bankAccountNumber: "0149200000",
@@ -150,5 +152,111 @@ describe("/recipients", () => {
     const next = await user.nextEdit(list);
     expect(next.text).toContain("Saved recipients (6–6 of 6)");
     expect(buttons(next).map((button) => button.text)).toContain("◀");
+  });
+
+  it("/send offers this country's recent and saved recipients first, each straight to the amount", async () => {
+    const user = stack.tg.user({ id: 7504, language_code: "en" });
+    const stranger = stack.tg.user({ id: 7505, language_code: "en" });
+    const { recipients } = stack.app.store;
+    // Someone else's recipient of the same country is never offered.
+    await recipients.save({
+      userId: stranger.id,
+      corridor: "NG",
+      method: "ngn_bank",
+      label: "ZENITH BANK ••4444 · STRANGER DANGER",
+      details: { ...NG_BENEFICIARY, bankAccountNumber: "0149204444", bankAccountName: "STRANGER DANGER" },
+    });
+    // A first payout to someone new (not saved): paid, so they count as recent. Nobody known yet: the bank step.
+    const amount = await nigerianRecipient(user, { account: "0123456789" });
+    const first = await quoteFor(user, "5000");
+    const { invoice, status } = await confirmQuote(user, first);
+    await (await user.press(invoice, /Simulate/)).answer();
+    await user.nextEdit(status, { match: /Completed/ });
+    expect(amount.text).toContain("GTBANK PLC ••6789");
+    user.consumeAll();
+    // Saved since: the staging account in Nigeria, Jane in Kenya.
+    const saved = await recipients.save({
+      userId: user.id,
+      corridor: "NG",
+      method: "ngn_bank",
+      label: "GTBANK PLC ••0000 · RICKI TESTER",
+      details: NG_BENEFICIARY,
+    });
+    await recipients.save({
+      userId: user.id,
+      corridor: "KE",
+      method: "kes_phone",
+      label: "M-Pesa ••0000 · Jane Wanjiku",
+      details: KE_BENEFICIARY,
+    });
+
+    await user.send("/send");
+    const countries = await user.nextMessage({ match: /Where does it go/ });
+    const known = await pressAndEdit(user, countries, /Nigeria/, /Who should receive the money/);
+    const offered = buttons(known).map((button) => button.text);
+    expect(offered).toEqual([
+      expect.stringMatching(/^GTBANK PLC ••6789 · /),
+      "GTBANK PLC ••0000 · RICKI TESTER",
+      "➕ Someone new",
+      "❌ Cancel",
+    ]);
+    for (const button of buttons(known)) {
+      if ("callback_data" in button)
+        expect(Buffer.byteLength(button.callback_data ?? "")).toBeLessThanOrEqual(64);
+    }
+    expect(known.text).not.toContain("STRANGER");
+
+    // A data the screen never drew (an index past the list) is nobody's.
+    const forged = await user.pressData(known, "po-k:7");
+    await forged.answer();
+    expect(user.message(known.message_id)?.text).toBe(known.text);
+
+    // The recent one: straight to the amount for that account.
+    const recent = offered[0] ?? "";
+    const toRecent = await pressAndEdit(user, known, recent, /How much should they receive/);
+    expect(toRecent.text).toContain(`To: ${recent}`);
+    await user.send("/send");
+    const countriesAgain = await user.nextMessage({ match: /Where does it go/ });
+    await pressAndEdit(user, countriesAgain, /Nigeria/, /Who should receive the money/);
+
+    // The saved recipient: straight to the amount, and the quote goes to exactly its details.
+    const toSaved = await pressAndEdit(
+      user,
+      countriesAgain,
+      "GTBANK PLC ••0000 · RICKI TESTER",
+      /How much should they receive/,
+    );
+    expect(toSaved.text).toContain("To: GTBANK PLC ••0000 · RICKI TESTER");
+    const card = await quoteFor(user, "6000");
+    const orderId = (await stack.app.store.orders.listForUser(user.id, 0, 1)).orders[0]?.orderId ?? "";
+    const order = await stack.app.store.orders.get(orderId);
+    expect(order).toMatchObject({ recipientId: saved.id, beneficiary: NG_BENEFICIARY });
+    expect(card.text).toContain("RICKI TESTER");
+    await user.send("/cancel");
+    await user.nextMessage({ match: "Cancelled" });
+
+    // Kenya offers Kenya's; "Someone new" goes on to the usual steps.
+    await user.send("/send");
+    const again = await user.nextMessage({ match: /Where does it go/ });
+    const kenyans = await pressAndEdit(user, again, /Kenya/, /Who should receive the money/);
+    expect(buttons(kenyans).map((button) => button.text)).toEqual([
+      "M-Pesa ••0000 · Jane Wanjiku",
+      "➕ Someone new",
+      "❌ Cancel",
+    ]);
+    // Deleted after the screen was drawn: read again as the user's own, it is gone, and the screen says so.
+    const jane = (await recipients.list(user.id)).find((recipient) => recipient.corridor === "KE");
+    await recipients.remove(user.id, jane?.id ?? "");
+    const gone = await pressAndEdit(user, kenyans, "M-Pesa ••0000 · Jane Wanjiku", /no longer saved/);
+    expect(buttons(gone).map((button) => button.text)).toContain("➕ Someone new");
+    await pressAndEdit(user, kenyans, /Someone new/, /How should the money arrive/);
+    await user.send("/cancel");
+    await user.nextMessage({ match: "Cancelled" });
+
+    // Nobody known in Ghana: the usual first step at once.
+    await user.send("/send");
+    const third = await user.nextMessage({ match: /Where does it go/ });
+    await user.press(third, { data: payoutCountryData.pack({ country: "GH" }) });
+    await user.nextEdit(third, { match: /MTN mobile money number/ });
   });
 });

@@ -25,9 +25,9 @@ describe("refunds of held sats", () => {
     ops = await startOpsStack({
       env: {
         REFUND_APPROVAL_THRESHOLD_SATS: String(THRESHOLD_SATS),
-        LNURL_ALLOW_HTTP_LOOPBACK: "true",
         SUPPORT_CONTACT: "@payouts_help",
       },
+      outbound: lnurl.network,
     });
   });
   afterAll(async () => {
@@ -139,9 +139,17 @@ describe("refunds of held sats", () => {
     const before = refundWithdrawals().length;
     await (await user.press(card, /Get my sats back/)).answer();
     await user.nextMessage({ match: /Get your sats back/ });
+    // An address on this machine or the private network is refused before any connection, with the message an
+    // address that does not answer gets.
+    const connections = lnurl.connections;
+    for (const probe of ["probe@127.0.0.1", "probe@169.254.169.254", "probe@nowhere.test"]) {
+      await user.send(probe);
+      await user.nextMessage({ match: /could not get a usable invoice from that Lightning address/ });
+    }
+    expect(lnurl.connections).toBe(connections);
     await user.send(lnurl.address("alice"));
     const refundCard = await user.nextMessage({ match: /Refund ·/ });
-    expect(refundCard.text).toContain(`To: alice@127.0.0.1`);
+    expect(refundCard.text).toContain(`To: alice@wallet.test`);
     await user.nextEdit(refundCard, { match: /Refunded\./ });
     expect(lnurl.requests).toEqual(
       expect.arrayContaining(["GET /.well-known/lnurlp/alice", `GET /cb?amount=${order.pay.amount * 1000}`]),

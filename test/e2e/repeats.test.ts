@@ -275,8 +275,8 @@ describe("repeat sends", () => {
     expect(card.text).toContain("Ni siku ya utumaji wako wa kurudia");
     expect(card.text).toContain("M-Pesa +********0000 · Jane Wanjiku");
     expect(card.text).toContain("(anachopokea) · kila mwezi");
-    // Nairobi time, named as Swahili names it.
-    expect(card.text).toMatch(/Tarehe: .+, 09:00 GMT ?\+3/);
+    // Nairobi time, named as Kenyans name it, in Swahili too (never Intl's "GMT +3").
+    expect(card.text).toMatch(/Tarehe: .+, 09:00 EAT/);
     expect(card.text).not.toContain("254790000000");
     expect(buttons(card)).toContain("💱 Pata bei");
     const paused = await pressAndEdit(wanjiku, card, "⏸ Sitisha kwa muda", /Imesitishwa/);

@@ -48,6 +48,7 @@ async function start(): Promise<SpawnedBot> {
       REDIS_URL: testRedisUrl(),
       HOST: "127.0.0.1",
       PORT: String(port),
+      METRICS_PORT: "0",
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: "info",
       LOG_FORMAT: "json",

@@ -125,10 +125,11 @@ describe("exactly once, in order", () => {
       h.redis.sendCommand = send;
       watcher.disconnect();
     }
-    // The dedupe check's read of the order; the transition with its record and the delivery's claim; the mark of
-    // the notification about to be sent; the cursor's move with the unlock. No claim script of its own.
+    // The event's dedupe claim with its read of the order; the transition with its record (which turns the claim
+    // into the event's mark) and the delivery's claim; the mark of the notification about to be sent; the cursor's
+    // move with the unlock. No delivery claim script of its own.
     expect(sent).toEqual([
-      "mget",
+      expect.stringMatching(/^script:events:seen:[0-9a-f]{40}$/),
       `script:order:${orderId}`,
       "set",
       `script:events:outbox:${orderId}:cursor`,

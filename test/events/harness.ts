@@ -130,7 +130,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (!current) throw new Error("no pipeline");
       return current.webhookHandler(request);
     },
-    metrics: metrics.registry,
   });
   const { url } = await http.start();
   const webhookUrl = `${url}${PAYOUT_WEBHOOK_PATH}`;

@@ -8,7 +8,12 @@ import { type IngestJobData, webhookEventRefs } from "#src/events/ingest.js";
 import type { QueueBackend } from "#src/events/queue.js";
 import { createBullmqBackend } from "#src/events/queue-bullmq.js";
 import { createWebhookReceiver } from "#src/events/receiver.js";
-import { createHttpServer, type HttpServer } from "#src/http/index.js";
+import {
+  createHttpServer,
+  createMetricsServer,
+  type HttpServer,
+  type MetricsServer,
+} from "#src/http/index.js";
 import { silentLogger } from "#src/log/logger.js";
 import { createMetrics } from "#src/metrics.js";
 import { type Sandbox, startSandbox } from "#src/standins/sandbox/index.js";
@@ -22,11 +27,17 @@ let backend: QueueBackend<IngestJobData, unknown>;
 let queue: Queue;
 let server: HttpServer;
 let base: string;
+/** The metrics listener (its own port) and a public server with no metrics token. */
+let metricsServer: MetricsServer;
+let metricsBase: string;
+let untokened: HttpServer;
+let untokenedBase: string;
 let tg: TelegramEmulator;
 let healthy = true;
 const metrics = createMetrics();
 const logger = silentLogger();
 const TELEGRAM_SECRET = "tg-secret_123";
+const METRICS_TOKEN = "scrape-token-0123456789abcdef";
 
 beforeAll(async () => {
   redis = await freshRedis();
@@ -41,7 +52,7 @@ beforeAll(async () => {
     logger,
     port: 0,
     webhookBodyLimit: 1024,
-    metrics: metrics.registry,
+    metrics: { registry: metrics.registry, token: METRICS_TOKEN },
     readinessTimeoutMs: 300,
     readiness: [
       { name: "redis", check: () => redis.ping() },
@@ -72,9 +83,15 @@ beforeAll(async () => {
     telegram: { secretToken: TELEGRAM_SECRET, handler: webhookCallback(bot, "http") },
   });
   base = (await server.start()).url;
+  metricsServer = createMetricsServer({ logger, registry: metrics.registry, host: "127.0.0.1", port: 0 });
+  metricsBase = (await metricsServer.start()).url;
+  untokened = createHttpServer({ logger, port: 0 });
+  untokenedBase = (await untokened.start()).url;
 });
 afterAll(async () => {
   await server?.stop(500);
+  await metricsServer?.stop(500);
+  await untokened?.stop(500);
   await queue?.close();
   await backend?.close(500);
   await tg?.close();
@@ -82,7 +99,7 @@ afterAll(async () => {
 });
 
 describe("the HTTP server", () => {
-  it("reports liveness, readiness with a breakdown, and metrics", async () => {
+  it("reports liveness and readiness with a breakdown", async () => {
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: "ok" });
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
@@ -100,10 +117,6 @@ describe("the HTTP server", () => {
     expect(slow.status).toBe(503);
     expect(((await slow.json()) as { checks: Record<string, string> }).checks.slow).toBe("timeout");
 
-    const scrape = await (await fetch(`${base}/metrics`)).text();
-    expect(scrape).toContain("payoutbot_webhook_events_total");
-    expect(scrape).toMatch(/payoutbot_queue_jobs\{queue="payout-events",state="waiting"\} \d+/);
-    expect(scrape).toContain("payoutbot_dead_letters");
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     expect((await fetch(`${base}/webhooks/payout`)).status).toBe(405);
   });
@@ -148,6 +161,50 @@ describe("the HTTP server", () => {
     expect((await send({ "x-telegram-bot-api-secret-token": TELEGRAM_SECRET })).status).toBe(200);
     const reply = await alice.nextMessage();
     expect(reply.text).toBe("echo: hello");
+  });
+});
+
+describe("/metrics", () => {
+  const scrape = (url: string, headers: Record<string, string> = {}) => fetch(`${url}/metrics`, { headers });
+
+  it("is served by the metrics listener, and by nothing else on its port", async () => {
+    const answer = await scrape(metricsBase);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toContain("text/plain");
+    const text = await answer.text();
+    expect(text).toContain("payoutbot_webhook_events_total");
+    expect(text).toMatch(/payoutbot_queue_jobs\{queue="payout-events",state="waiting"\} \d+/);
+    expect(text).toContain("payoutbot_dead_letters");
+    expect((await fetch(`${metricsBase}/healthz`)).status).toBe(404);
+    expect((await fetch(`${metricsBase}/webhooks/payout`, { method: "POST", body: "{}" })).status).toBe(404);
+  });
+
+  it("is not on the public port without a metrics token", async () => {
+    const answer = await scrape(untokenedBase);
+    expect(answer.status).toBe(404);
+    expect(await answer.text()).not.toContain("payoutbot_");
+    const bearer = await scrape(untokenedBase, { authorization: `Bearer ${METRICS_TOKEN}` });
+    expect(bearer.status).toBe(404);
+  });
+
+  it("is on the public port to the token's bearer only", async () => {
+    for (const authorization of [
+      undefined,
+      "Bearer ",
+      "Bearer wrong-token-0123456789abcdef",
+      `Bearer ${METRICS_TOKEN}x`,
+      `Bearer ${METRICS_TOKEN.slice(0, -1)}`,
+      `Basic ${Buffer.from(`user:${METRICS_TOKEN}`).toString("base64")}`,
+      METRICS_TOKEN,
+    ]) {
+      const answer = await scrape(base, authorization === undefined ? {} : { authorization });
+      expect(answer.status, authorization).toBe(401);
+      expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      expect(await answer.text()).not.toContain("payoutbot_");
+    }
+    const answer = await scrape(base, { authorization: `Bearer ${METRICS_TOKEN}` });
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain("payoutbot_webhook_events_total");
   });
 });
 

@@ -139,6 +139,7 @@ describe("process roles", () => {
       PAYOUT_WEBHOOK_SECRET: sandbox.webhookSecret,
       HOST: "127.0.0.1",
       PORT: "0",
+      METRICS_PORT: "0",
       LOG_LEVEL: "silent",
     });
     worker = await createApp({
@@ -160,6 +161,7 @@ describe("process roles", () => {
     // A worker serves health and metrics, not webhooks (those go to the web processes).
     expect((await post(worker.httpUrl)).status).toBe(404);
     expect((await fetch(`${worker.httpUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${worker.metricsUrl}/metrics`)).status).toBe(200);
   });
 
   it("refuses a split role without a shared Redis, bot and payout API", () => {

@@ -4,12 +4,14 @@ import { createTranslator, type TFunction } from "#src/i18n/index.js";
 import { createLogger } from "#src/log/logger.js";
 import {
   parseOrderCallback,
+  paymentEventFacts,
   refundCallbackData,
   renderNotification,
   renderQuoteExpired,
   renderReceipt,
   renderStatusCard,
   requoteCallbackData,
+  transactionFits,
   transitionFromApiState,
   transitionFromPaymentEvent,
 } from "#src/orders/index.js";
@@ -69,18 +71,23 @@ describe("mapping events to stages", () => {
 
   it("maps NGN payment.received / payment.sent", () => {
     const received = { ...ngnSent("SUCCESS"), id: "tx-1", type: "DEPOSIT" };
-    expect(transitionFromPaymentEvent("payment.received", received, base)).toEqual({
+    expect(transitionFromPaymentEvent(paymentEventFacts("payment.received", received), base)).toEqual({
       stage: "payment_received",
     });
-    expect(transitionFromPaymentEvent("payment.sent", ngnSent("SUCCESS"), base)).toEqual({
+    expect(transitionFromPaymentEvent(paymentEventFacts("payment.sent", ngnSent("SUCCESS")), base)).toEqual({
       stage: "completed",
       payoutReference: "678ae2e20de0dee7aecd2bd40f8c9",
     });
-    expect(transitionFromPaymentEvent("payment.sent", ngnSent("FAILED"), base)).toEqual({
+    expect(transitionFromPaymentEvent(paymentEventFacts("payment.sent", ngnSent("FAILED")), base)).toEqual({
       stage: "failed",
       failureReason: "payout_failed",
     });
-    expect(transitionFromPaymentEvent("payment.received", { ...received, status: "FAILED" }, base)).toEqual({
+    expect(
+      transitionFromPaymentEvent(
+        paymentEventFacts("payment.received", { ...received, status: "FAILED" }),
+        base,
+      ),
+    ).toEqual({
       stage: "failed",
       failureReason: "payment_failed",
     });
@@ -94,12 +101,42 @@ describe("mapping events to stages", () => {
       status: "SUCCESS",
       metadata: { identifierType: "paytophone", phoneNumber: "+254790000000", reference: base.hash },
     };
-    expect(transitionFromPaymentEvent("payment.sent", sent, base)).toEqual({
+    const kes: OrderRecord = { ...base, corridor: "KE", receive: { amount: 150_000, currency: "KESCENT" } };
+    expect(transitionFromPaymentEvent(paymentEventFacts("payment.sent", sent), kes)).toEqual({
       stage: "completed",
       payoutReference: "kes-tx",
     });
     const receipt = { ...sent, metadata: { ...sent.metadata, mpesaReceiptNumber: "QJK1ABC2DE" } };
-    expect(transitionFromPaymentEvent("payment.sent", receipt, base)?.payoutReference).toBe("QJK1ABC2DE");
+    expect(transitionFromPaymentEvent(paymentEventFacts("payment.sent", receipt), kes)?.payoutReference).toBe(
+      "QJK1ABC2DE",
+    );
+  });
+
+  it("never moves an order with a transaction that is not one of its own", () => {
+    // A refund paid to an invoice carrying this order's payment hash: a BTC Lightning withdrawal, FAILED.
+    const refund = {
+      id: "refund-tx",
+      hash: base.hash,
+      type: "WITHDRAWAL",
+      status: "FAILED",
+      currency: "BTC",
+      amount: 3_378,
+      btcUsdMetadata: { orderId: "99999-0001", lnInvoice: "lntbs…", onChainAddress: null },
+    };
+    const sent = paymentEventFacts("payment.sent", refund);
+    expect(transactionFits(sent, base)).toBe(false);
+    expect(transitionFromPaymentEvent(sent, base)).toBeUndefined();
+    expect(transitionFromPaymentEvent(sent, buy)).toBeUndefined();
+    // The right currency for the wrong amount, or the right amount in the wrong currency, is not the order's.
+    const ngn = { ...refund, currency: "NGN", amount: base.receive.amount };
+    expect(transactionFits(paymentEventFacts("payment.sent", { ...ngn, amount: 999 }), base)).toBe(false);
+    expect(transactionFits(paymentEventFacts("payment.sent", { ...ngn, currency: "KES" }), base)).toBe(false);
+    expect(transactionFits(paymentEventFacts("payment.sent", ngn), base)).toBe(true);
+    // The reconciler's read-back is filtered the same way: a stranger's FAILED withdrawal fails nothing.
+    const now = Date.parse(base.expiresAt) - 60_000;
+    expect(transitionFromApiState({ order: base, apiOrder: undefined, transactions: [refund], now })).toBe(
+      undefined,
+    );
   });
 
   it("maps on-chain withdrawals to txid and confirmations", () => {
@@ -110,12 +147,12 @@ describe("mapping events to stages", () => {
       currency: "BTC",
       btcUsdMetadata: { onchainTxid: "ab".repeat(32), onChainAddress: "tb1q…", ...extra },
     });
-    expect(transitionFromPaymentEvent("payment.sent", onchain("PENDING"), buy)).toEqual({
+    expect(transitionFromPaymentEvent(paymentEventFacts("payment.sent", onchain("PENDING")), buy)).toEqual({
       stage: "payout_sent",
       txid: "ab".repeat(32),
       confirmations: 0,
     });
-    expect(transitionFromPaymentEvent("payment.sent", onchain("SUCCESS"), buy)).toEqual({
+    expect(transitionFromPaymentEvent(paymentEventFacts("payment.sent", onchain("SUCCESS")), buy)).toEqual({
       stage: "completed",
       txid: "ab".repeat(32),
       confirmations: 3,

@@ -224,6 +224,36 @@ describe("a real grammY bot on long polling", () => {
     await expect(bot.api.sendMessage(424242, "x")).rejects.toThrow("Bad Request: chat not found");
   });
 
+  it("tells an administrator bot that asked for them of members' role changes (chat_member)", async () => {
+    const seen: string[] = [];
+    const { bot, stop } = await startPollingBot(
+      tg,
+      (b) => {
+        b.on("chat_member", (ctx) => {
+          const { old_chat_member: before, new_chat_member: now } = ctx.chatMember;
+          seen.push(`${ctx.from.first_name}: ${now.user.first_name} ${before.status} → ${now.status}`);
+        });
+      },
+      { allowedUpdates: ["message", "chat_member"] },
+    );
+    stopBot = stop;
+    const ada = tg.user({ id: 1101, first_name: "Ada" });
+    const ben = tg.user({ id: 1102, first_name: "Ben" });
+    const ops = tg
+      .group({ id: -100124, title: "Ops" })
+      .addMember(ada, "creator")
+      .addMember(ben, "administrator");
+    // A bot that is only a member is not told.
+    ops.setMemberStatus(ben, "member", ada);
+    expect((await bot.api.getChatMember(ops.chatId, ben.id)).status).toBe("member");
+    ops.setBotStatus("administrator", ada);
+    ops.setMemberStatus(ben, "administrator", ada);
+    ops.setMemberStatus(ben, "restricted", ada);
+    await tg.idle();
+    expect(seen).toEqual(["Ada: Ben member → administrator", "Ada: Ben administrator → restricted"]);
+    expect((await bot.api.getChatMember(ops.chatId, ben.id)).status).toBe("restricted");
+  });
+
   it("times out with a report of what the bot did instead", async () => {
     const bot = new Bot(tg.token, { client: { apiRoot: tg.apiRoot } });
     const erin = tg.user({ id: 1007, first_name: "Erin", started: true });

@@ -84,6 +84,9 @@ describe("NGN payout", () => {
     });
     expect(withdrawal.id).not.toBe(deposit.id);
     expect(withdrawal.transactionMetadata.orderId).toBe(quote.orderId);
+    // The NIP session id the recipient's bank shows: sender code, Lagos time yyMMddHHmmss, 12 digits.
+    expect(withdrawal.transactionMetadata.nipSessionId).toMatch(/^999240\d{24}$/);
+    expect(deposit.transactionMetadata.nipSessionId).toBeUndefined();
 
     const log = (await api.control("GET", "/_sandbox/webhooks")).body.data;
     expect(log.map((entry: { event: string }) => entry.event)).toEqual(["payment.received", "payment.sent"]);
@@ -171,6 +174,7 @@ describe("NGN payout", () => {
       bankName: "GTBANK PLC",
       bankAccountNumber: "0149200000",
       reference: byHash.ref,
+      nipSessionId: expect.stringMatching(/^\d{30}$/),
       customerInternalFee: 0,
       order: {
         id: quote.orderId,

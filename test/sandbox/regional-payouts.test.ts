@@ -73,7 +73,12 @@ describe("KES, ZAR and GHS payouts", () => {
           amount: 1_293_526,
           currency: "KES",
           status: "SUCCESS",
-          metadata: { ...sentMetadata, reference: quote.hash },
+          // The M-Pesa receipt (transaction code) the recipient's SMS shows: 10 uppercase letters and digits.
+          metadata: {
+            ...sentMetadata,
+            reference: quote.hash,
+            mpesaReceiptNumber: expect.stringMatching(/^[A-Z][A-Z0-9]{9}$/),
+          },
         },
       });
       expect(sent?.payload.data.id).not.toBe(received?.payload.data.id);

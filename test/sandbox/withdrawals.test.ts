@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
+import { NO_ROUTE_DESCRIPTION } from "#src/standins/sandbox/domain/withdrawals.js";
 import {
   type Api,
   NGN_BENEFICIARY,
@@ -196,7 +197,41 @@ describe("BTC withdrawal to a Lightning invoice", () => {
       "payment.sent:NGN",
     ]);
     expect((await api.get(`/order?id=${quote.orderId}`)).body.data.status).toBe("PAID");
+    // A second payment to the same invoice fails, as a node fails a hash it has already settled.
+    const before = await balance("BTC");
     const again = await api.post("/withdraw/btc", { invoice: quote.invoice });
-    expect(again.body).toEqual({ status: "error", message: "Invoice already paid" });
+    expect(again.status).toBe(200);
+    const [, , , failed] = await waitForWebhooks(receiver, 4);
+    expect(failed?.payload.data).toMatchObject({ id: again.body.data.id, status: "FAILED", currency: "BTC" });
+    expect(await balance("BTC")).toBe(before);
+  });
+
+  it("an invoice carrying a quote's payment hash for another amount fails and leaves the quote unpaid", async () => {
+    const quote = (await api.post("/quote", ngnPayoutQuote())).body.data;
+    const before = await balance("BTC");
+    const foreign = invoice({
+      amountSats: 2_702,
+      paymentHash: Buffer.from(quote.hash, "hex"),
+    });
+    const reply = await api.post("/withdraw/btc", { invoice: foreign });
+    expect(reply.status).toBe(200);
+    const [sent] = await waitForWebhooks(receiver, 1);
+    expect(sent?.payload.data).toMatchObject({ status: "FAILED", currency: "BTC", amount: 2_702 });
+    const detail = (await api.get(`/transaction?id=${reply.body.data.id}`)).body.data;
+    expect(detail.metadata.failureReason).toMatch(/incorrect payment details/);
+    expect((await api.get(`/order?id=${quote.orderId}`)).body.data.status).not.toBe("PAID");
+    expect(await balance("BTC")).toBe(before);
+    expect(receiver.received.filter((hook) => hook.event === "payment.received")).toEqual([]);
+  });
+
+  it(`an outside invoice whose description holds "${NO_ROUTE_DESCRIPTION}" finds no route`, async () => {
+    const before = await balance("BTC");
+    const reply = await api.post("/withdraw/btc", {
+      invoice: invoice({ description: `refund ${NO_ROUTE_DESCRIPTION}` }),
+    });
+    expect(reply.status).toBe(200);
+    const [sent] = await waitForWebhooks(receiver, 1);
+    expect(sent?.payload.data).toMatchObject({ id: reply.body.data.id, status: "FAILED" });
+    expect(await balance("BTC")).toBe(before);
   });
 });

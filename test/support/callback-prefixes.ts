@@ -8,6 +8,7 @@ export const CALLBACK_PREFIXES = [
   "po-n",
   "po-b",
   "po-z",
+  "po-k",
   "po-a",
   "po-ok",
   "po-sim",

@@ -210,6 +210,7 @@ export function spawnedBotEnv(
     REDIS_URL: outside.redisUrl,
     HOST: "127.0.0.1",
     PORT: "0",
+    METRICS_PORT: "0",
     LOG_LEVEL: "info",
     LOG_FORMAT: "json",
     ...extra,

@@ -40,6 +40,8 @@ export interface StackOptions {
   /** Keep the data of a previous stack in this worker's database (restart tests). */
   keepData?: boolean;
   hooks?: Parameters<typeof createApp>[0]["hooks"];
+  /** Where Lightning-address lookups resolve and connect (a local LNURL server). */
+  outbound?: Parameters<typeof createApp>[0]["outbound"];
   /**
    * Run on local mode's no-Redis fallback: the in-memory Redis stand-in and the in-process queues
    * (TEST_MEMORY_STORE=1 makes it the default, to run any e2e file on the fallback).
@@ -66,14 +68,14 @@ export interface Stack {
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const memory = options.memory ?? process.env.TEST_MEMORY_STORE === "1";
+  const logger =
+    options.logger ?? createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent", pretty: false });
   const redis = memory
     ? await createMemoryRedis()
     : options.redisUrl
-      ? connectRedis(options.redisUrl)
+      ? connectRedis(options.redisUrl, { logger })
       : new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   if (!options.keepData) await redis.flushdb();
-  const logger =
-    options.logger ?? createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent", pretty: false });
   const sandbox = await startSandbox({ port: 0, ...options.sandbox });
   const tg = await startTelegramEmulator(options.emulator);
   if (options.adminChatId !== undefined)
@@ -88,6 +90,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     PAYOUT_ENV: "sandbox",
     HOST: "127.0.0.1",
     PORT: "0",
+    METRICS_PORT: "0",
     LOG_LEVEL: "silent",
     // Test drivers tap far faster than people: flood control is off unless a test sets it (test/e2e/flood.test.ts).
     USER_RATE_LIMIT: "off",
@@ -114,6 +117,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     features: options.features,
     alertFlushMs: 250,
     hooks: options.hooks,
+    outbound: options.outbound,
   });
   await app.start();
   if (config.telegram.mode === "polling") await tg.waitForPoll();

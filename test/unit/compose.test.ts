@@ -49,4 +49,25 @@ describe("compose.yaml", () => {
     expect(bot).toContain("/readyz");
     expect(bot).toContain("stop_grace_period: 10s");
   });
+
+  it("publishes the bot's public port only: its metrics listener is for the Prometheus on the compose network", () => {
+    const bot = service("bot");
+    expect(bot).toContain("METRICS_HOST: 0.0.0.0");
+    expect(bot).toContain('METRICS_PORT: "9464"');
+    const ports = /\n {4}ports:\n((?: {6}- .*\n)+)/.exec(`${bot}\n`)?.[1] ?? "";
+    expect(ports.trim().split("\n")).toEqual(['- "8080:8080"']);
+    expect(bot).not.toMatch(/9464:|expose:/);
+
+    const prometheus = service("prometheus");
+    expect(prometheus).toMatch(/image: prom\/prometheus:v\d+\.\d+\.\d+/);
+    expect(prometheus).toContain("- ./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro");
+    expect(prometheus).toContain("- --config.file=/etc/prometheus/prometheus.yml");
+    // Its UI on the host's loopback only.
+    expect(prometheus).toContain('- "127.0.0.1:9090:9090"');
+    expect(text).toMatch(/^volumes:\n {2}redis-data:\n {2}prometheus-data:/m);
+
+    const scrape = readFileSync(new URL("../../deploy/prometheus/prometheus.yml", import.meta.url), "utf8");
+    expect(scrape).toMatch(/job_name: payout-bot/);
+    expect(scrape).toContain('targets: ["bot:9464"]');
+  });
 });

@@ -13,6 +13,32 @@ describe("loadConfig", () => {
     expect(config.admin.userIds).toEqual([]);
   });
 
+  it("serves metrics on a loopback listener by default, and on the public port only with a bearer token", () => {
+    expect(loadConfig({}).http.metrics).toEqual({ host: "127.0.0.1", port: 9464, token: undefined });
+    const token = "scrape-0123456789abcdef";
+    expect(
+      loadConfig({ METRICS_PORT: "9100", METRICS_HOST: "0.0.0.0", METRICS_TOKEN: token }).http.metrics,
+    ).toEqual({ host: "0.0.0.0", port: 9100, token });
+    expect(loadConfig({ METRICS_PORT: "off" }).http.metrics.port).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: "0" }).http.metrics.port).toBe(0);
+    for (const [name, value] of [
+      ["METRICS_PORT", "70000"],
+      ["METRICS_PORT", "nine"],
+      ["METRICS_TOKEN", "short"],
+      ["METRICS_TOKEN", "has spaces in the middle of it"],
+    ] as const) {
+      let caught: unknown;
+      try {
+        loadConfig({ [name]: value });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, `${name}=${value}`).toBeInstanceOf(ConfigError);
+      expect(String((caught as Error).message)).toContain(name);
+      expect(String((caught as Error).message)).not.toContain(value);
+    }
+  });
+
   it("strips a trailing slash from the Telegram API root", () => {
     const config = loadConfig({ TELEGRAM_API_ROOT: "http://127.0.0.1:9000///" });
     expect(config.telegram.apiRoot).toBe("http://127.0.0.1:9000");
@@ -72,5 +98,22 @@ describe("loadConfig", () => {
     expect(loadConfig({ ...staging, PAYMENT_LINK_LIGHTNING: "true" }).paymentLinkLightning).toBe(true);
     expect(loadConfig({ PAYMENT_LINK_LIGHTNING: "no" }).paymentLinkLightning).toBe(false);
     expect(() => loadConfig({ PAYMENT_LINK_LIGHTNING: "maybe" })).toThrowError(/PAYMENT_LINK_LIGHTNING/);
+  });
+
+  it("gives each user a quote budget: 5 open, 20 per 10 minutes unless set", () => {
+    expect(loadConfig({}).quoteBudget).toEqual({ maxOpen: 5, maxInWindow: 20, windowMs: 600_000 });
+    expect(loadConfig({ QUOTE_BUDGET_OPEN: "3", QUOTE_BUDGET_RATE: "40/3600" }).quoteBudget).toEqual({
+      maxOpen: 3,
+      maxInWindow: 40,
+      windowMs: 3_600_000,
+    });
+    for (const [name, value] of [
+      ["QUOTE_BUDGET_OPEN", "0"],
+      ["QUOTE_BUDGET_RATE", "off"],
+      ["QUOTE_BUDGET_RATE", "0/600"],
+      ["QUOTE_BUDGET_RATE", "20/0"],
+    ] as const) {
+      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrowError(name);
+    }
   });
 });

@@ -67,6 +67,10 @@ const ALLOWED: Record<string, { languages: string[]; why: string }> = {
   "common:menu_button": { languages: ["fr"], why: "« Menu » is the French word" },
   "payout:country.line": { languages: ["fr"], why: "« minimum » is the French word" },
   "buy:address.prefixes": { languages: ["pcm"], why: "Pidgin's “or” is “or”" },
+  "payout:country.methods.NG": { languages: ["pcm"], why: "Pidgin says “bank account” as English does" },
+  "payout:country.methods.ZA": { languages: ["pcm"], why: "Pidgin says “bank account” as English does" },
+  "buy:quote.account_number": { languages: ["pcm"], why: "Pidgin says “account number” as English does" },
+  "buy:quote.account_name": { languages: ["pcm"], why: "Pidgin says “account name” as English does" },
 };
 
 const PLURAL = /_(zero|one|two|few|many|other)$/;

@@ -1,5 +1,5 @@
 import type { LanguageCode } from "#src/i18n/index.js";
-import { COUNTRIES, type Country, isCountry } from "#src/money/index.js";
+import { COUNTRIES, COUNTRY_FLAGS, type Country, formatClock, isCountry } from "#src/money/index.js";
 
 /**
  * Which clock a user reads times in (/history). Telegram does not tell a user's time zone, so the user picks one of
@@ -7,6 +7,18 @@ import { COUNTRIES, type Country, isCountry } from "#src/money/index.js";
  * last sent money, so probably where they are), else their language's country, else Nigeria (WAT).
  */
 export const CLOCKS: readonly Country[] = COUNTRIES;
+
+/**
+ * One clock as the /language picker offers it, "✅ 🇰🇪 21:24 EAT": the time there now with the zone named as people
+ * there name it (formatClock), in every language, so the user can match it to their watch.
+ */
+export function clockLabel(
+  country: Country,
+  view: { now: number; locale: string; current: Country },
+): string {
+  const mark = country === view.current ? "✅ " : "";
+  return `${mark}${COUNTRY_FLAGS[country]} ${formatClock(view.now, view.locale, country)}`;
+}
 
 /** A first guess from the language alone (languages spoken mainly in one of the corridors). */
 const LANGUAGE_CLOCK: Partial<Record<LanguageCode, Country>> = { sw: "KE", zu: "ZA", ak: "GH" };

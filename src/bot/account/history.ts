@@ -74,7 +74,7 @@ async function renderHistoryPage(
     to: offset + page.orders.length,
     total: page.total,
   });
-  const note = ctx.t("clock:history_note", { zone: escapeHtml(zoneName(ctx.locale, clock)) });
+  const note = ctx.t("clock:history_note", { zone: escapeHtml(zoneName(clock)) });
   const keyboard = new InlineKeyboard();
   page.orders.forEach((order, index) => {
     const n = offset + index + 1;

@@ -4,9 +4,9 @@ import type { BotContext } from "#src/bot/context.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { languageData, menuData } from "#src/bot/flow/menu-data.js";
 import { intlLocale, isSupportedLanguage, LANGUAGES } from "#src/i18n/index.js";
-import { COUNTRY_FLAGS, type Country, formatClock, isCountry } from "#src/money/index.js";
+import { type Country, formatClock, isCountry } from "#src/money/index.js";
 import { clockData } from "./callback-data/clock.ts";
-import { CLOCKS } from "./clock.ts";
+import { CLOCKS, clockLabel } from "./clock.ts";
 import { clockOf } from "./history.ts";
 
 /**
@@ -14,13 +14,8 @@ import { clockOf } from "./history.ts";
  * their watch, no zone names to know.
  */
 function clockButtons(ctx: BotContext, current: Country): InlineKeyboardButton[] {
-  const now = Date.now();
-  return CLOCKS.map((zone) =>
-    InlineKeyboard.text(
-      `${zone === current ? "✅ " : ""}${COUNTRY_FLAGS[zone]} ${formatClock(now, ctx.locale, zone)}`,
-      clockData.pack({ zone }),
-    ),
-  );
+  const view = { now: Date.now(), locale: ctx.locale, current };
+  return CLOCKS.map((zone) => InlineKeyboard.text(clockLabel(zone, view), clockData.pack({ zone })));
 }
 
 function pickerKeyboard(ctx: BotContext, current: string, clock: Country): InlineKeyboard {

@@ -27,7 +27,7 @@ export async function awaitConfirmation(
   ctx: FlowContext,
   order: OrderRecord,
   /** `shownAt`: when the card was shown, on the API's clock. */
-  quote: { messageId: number; networkFeeSats?: number; shownAt: number },
+  quote: { messageId: number; shownAt: number },
 ): Promise<void> {
   const deps = ctx.deps;
   // Once the quote has expired (plus a minute of grace) the flow lets go: a later Confirm or text goes to the
@@ -61,18 +61,10 @@ export async function awaitConfirmation(
   });
   await current.answerCallbackQuery({ text: current.t("buy:toast.confirmed") });
   await current
-    .editMessageText(
-      buyQuoteText(
-        { order, networkFeeSats: quote.networkFeeSats, nowMs: quote.shownAt },
-        current.t,
-        current.locale,
-        true,
-      ),
-      {
-        parse_mode: "HTML",
-        reply_markup: buyQuoteKeyboard(order, current.t, true),
-      },
-    )
+    .editMessageText(buyQuoteText({ order, nowMs: quote.shownAt }, current.t, current.locale, true), {
+      parse_mode: "HTML",
+      reply_markup: buyQuoteKeyboard(order, current.t, true),
+    })
     .catch(() => undefined);
   const card = renderStatusCard(order, current.t, current.locale);
   const status = await current.reply(card.text, {

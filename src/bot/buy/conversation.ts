@@ -7,6 +7,7 @@ import { cancelButton, mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { isSpeed, MIN_ONCHAIN_SATS } from "#src/bot/rules/onchain.js";
 import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
+import { quoteBudgetText } from "#src/bot/rules/quote-budget.js";
 import { formatMoney } from "#src/money/index.js";
 import { askAddress } from "./address-step.ts";
 import { askAmount } from "./amount-step.ts";
@@ -74,7 +75,7 @@ export async function buyFlow(
 
     if (outcome.ok) {
       const shownAt = await conversation.external(() => deps.now());
-      const view = { order: outcome.order, networkFeeSats: outcome.networkFeeSats, nowMs: shownAt };
+      const view = { order: outcome.order, nowMs: shownAt };
       const card = await current.reply(buyQuoteText(view, current.t, current.locale), {
         parse_mode: "HTML",
         reply_markup: buyQuoteKeyboard(outcome.order, current.t),
@@ -84,7 +85,6 @@ export async function buyFlow(
       );
       await awaitConfirmation(conversation, current, outcome.order, {
         messageId: card.message_id,
-        networkFeeSats: outcome.networkFeeSats,
         shownAt,
       });
       return;
@@ -139,6 +139,8 @@ function failureText(ctx: FlowContext, outcome: Extract<QuoteOutcome, { ok: fals
   if (outcome.kind === "incomplete") return ctx.t("buy:quote.incomplete");
   if (outcome.kind === "in_flight") return ctx.t("errors:api.unreachable");
   if (outcome.kind === "unexpected") return ctx.t("errors:unexpected");
+  if (outcome.kind === "quote_budget")
+    return quoteBudgetText(ctx.t, ctx.locale, "NG", outcome.retryAtMs ?? 0);
   const error = new PayoutApiError({
     kind: outcome.kind,
     endpoint: "POST /quote",

@@ -3,19 +3,18 @@ import type { InlineKeyboardButton } from "grammy/types";
 import { cancelButton } from "#src/bot/flow/main-menu.js";
 import type { TFunction } from "#src/i18n/index.js";
 import { escapeHtml } from "#src/i18n/index.js";
-import { formatMoney, toMajorString } from "#src/money/index.js";
+import { toMajorString } from "#src/money/index.js";
 import { breakdownLines, formatExpiryTime, formatOrderMoney } from "#src/orders/index.js";
 import type { OrderRecord } from "#src/store/index.js";
 import { buyData } from "./callback-data.ts";
 
 /**
  * The buy quote card: the exact naira amount to transfer, the virtual account (number copyable), what arrives
- * where, fees, speed, expiry and the anti-impersonation code. Pure: every value comes from the stored order.
+ * where, the exchange rate, margin and network fee, speed, expiry and the anti-impersonation code. Pure: every value
+ * comes from the stored order.
  */
 interface BuyQuoteView {
   order: OrderRecord;
-  /** estimatedRoutingFee of the quote (sats), when the API gave one. */
-  networkFeeSats?: number;
   /** The API's clock (what `expiresAt` is on), for "about N min" left. */
   nowMs: number;
 }
@@ -36,9 +35,6 @@ export function buyQuoteText(view: BuyQuoteView, t: TFunction, locale: string, c
     t("buy:quote.receive", { amount: formatOrderMoney(order.receive, locale) }),
     ...(money.rate ? [money.rate] : []),
     t("buy:quote.address", { address: escapeHtml(address) }),
-    ...(view.networkFeeSats
-      ? [t("quote:network_fee", { network: escapeHtml(formatMoney(view.networkFeeSats, "BTCSAT", locale)) })]
-      : []),
     ...(order.speed ? [t("buy:quote.speed", { speed: t(`buy:speed.${order.speed}`) })] : []),
     "",
     t("buy:quote.pay_into"),

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareFn } from "grammy";
 import type { BotContext, BotDeps } from "#src/bot/context.js";
+import { isOpsAdmin } from "#src/bot/rules/ops-admins.js";
 import type { IncomingLimit, UpdateReadKeys } from "#src/store/index.js";
 import { applyLanguage } from "./i18n.ts";
 
@@ -18,8 +19,11 @@ export interface ChatStateKeys {
  * An update over the user's limit (USER_RATE_LIMIT, default 20 per 10 s, counted in Redis across processes) reaches
  * no session, no flow and so no payout API call. The first one over the limit in a window gets one localized notice
  * (a toast for a button press); the rest are dropped without a word, so a flood never turns into a flood of replies.
- * Ops (ADMIN_USER_IDS, and anyone in the ops group) are not limited: they are trusted and audited, and an incident
- * is when they tap fastest. An update with no sender (a channel post) is neither limited nor read ahead.
+ * Ops admins (listed in ADMIN_USER_IDS and an administrator of the ops group: rules/ops-admins.ts) are not limited:
+ * they are trusted and audited, and an incident is when they tap fastest. Their updates are counted like everyone's
+ * (so the first reads need no lookup) and one over the limit goes on once the role is confirmed; anyone else —
+ * a plain or restricted member of the ops group included — is limited. An update with no sender (a channel post)
+ * is neither limited nor read ahead.
  */
 export function admitMiddleware(
   deps: BotDeps,
@@ -31,9 +35,9 @@ export function admitMiddleware(
     const admitted = admissionOf(ctx);
     if (!admitted) return next();
     const { verdict, run } = await deps.store.updateReads.begin(admitted.read, admitted.limit);
-    if (verdict === "allow") return run(next);
-    if (verdict === "drop") return;
     const { userId } = admitted.read;
+    if (verdict === "allow" || (await isOpsAdmin(deps, ctx.api, userId))) return run(next);
+    if (verdict === "drop") return;
     deps.logger.info({ userId, limit }, "incoming flood: updates dropped until the window ends");
     await run(async () => {
       applyLanguage(ctx, deps, await deps.store.users.get(userId));
@@ -54,13 +58,10 @@ export function admission(
   stateKeys: (ctx: Context) => ChatStateKeys | undefined,
 ): (ctx: Context) => { read: UpdateReadKeys; limit?: IncomingLimit } | undefined {
   const limit = deps.config.incomingLimit;
-  const ops = new Set(deps.config.admin.userIds);
-  const opsChat = deps.config.admin.chatId;
   return (ctx) => {
     const userId = ctx.from?.id;
     const state = stateKeys(ctx);
     if (userId === undefined || state === undefined) return undefined;
-    const exempt = ops.has(userId) || (opsChat !== undefined && ctx.chat?.id === opsChat);
-    return { read: { userId, ...state }, ...(exempt ? {} : { limit }) };
+    return { read: { userId, ...state }, ...(limit ? { limit } : {}) };
   };
 }

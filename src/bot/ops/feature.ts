@@ -1,4 +1,4 @@
-import { Composer } from "grammy";
+import { Composer, type Middleware } from "grammy";
 import type { BotContext } from "#src/bot/context.js";
 import type { Feature } from "#src/bot/flow/feature.js";
 import { broadcastConversation } from "./broadcast/conversation.ts";
@@ -7,7 +7,7 @@ import { registerLimits } from "./limits.ts";
 import { registerLookupCommands } from "./lookup.ts";
 import { maintenanceGuard } from "./maintenance.ts";
 import { registerOperations } from "./operations.ts";
-import { isOpsContext } from "./roles.ts";
+import { isOpsContext, opsRoleChanges } from "./roles.ts";
 import { registerTreasury } from "./treasury/commands.ts";
 import { registerUserCommands } from "./users.ts";
 import { withdrawConversation } from "./withdraw/conversation.ts";
@@ -35,9 +35,10 @@ const ADMIN_COMMANDS = [
 ] as const;
 
 /**
- * Ops commands and buttons, only inside the admin group and only for ops (isOpsContext). Anything else passes
- * straight through to the rest of the bot, so outside the group an ops command behaves exactly like an unknown
- * command (the menu reply in private chats, silence in groups) and nobody learns that it exists.
+ * Ops commands, buttons and flows, only inside the admin group and only for ops admins (isOpsContext). Anything
+ * else passes straight through to the rest of the bot, so outside the group an ops command behaves exactly like an
+ * unknown command (the menu reply in private chats, silence in groups) and nobody learns that it exists. A flow's
+ * steps pass the same gate: an admin demoted halfway through can no longer drive it.
  */
 export function adminFeature(): Feature {
   const composer = new Composer<BotContext>();
@@ -48,13 +49,24 @@ export function adminFeature(): Feature {
   registerTreasury(ops);
   registerOperations(ops);
   registerLimits(ops);
+  composer.use(opsRoleChanges());
   composer.chatType(["group", "supergroup"]).filter(isOpsContext, ops);
   return {
     name: "admin",
     composer,
-    conversations: [withdrawConversation(), broadcastConversation()],
+    conversations: [opsOnly(withdrawConversation()), opsOnly(broadcastConversation())],
     commands: { adminGroup: [...ADMIN_COMMANDS] },
   };
+}
+
+/**
+ * An ops flow (only ever active in the ops group) sees only ops admins' messages and button presses, its only
+ * steps: a role change (chat_member) goes straight on to opsRoleChanges, whatever flow is waiting.
+ */
+function opsOnly(conversation: Middleware<BotContext>): Middleware<BotContext> {
+  const gate = new Composer<BotContext>();
+  gate.on(["message", "callback_query"]).filter(isOpsContext, conversation);
+  return gate;
 }
 
 /** First in the feature list: answers new-quote entry points while ops paused quotes. */

@@ -17,6 +17,11 @@ export const payoutNetworkData = defineCallbackData("po-n", { network: oneOf("mp
 export const payoutBankData = defineCallbackData("po-b", { code: /\d{3,12}/ });
 /** A South African bank by its position in GET /bank/bankcode?country=ZA. */
 export const payoutZaBankData = defineCallbackData("po-z", { index: int(3) });
+/**
+ * A recipient this user sent to before, by its place in the list the flow drew from the user's own records (never
+ * a record id: the flow reads the record again, as the user's, when it is chosen).
+ */
+export const payoutKnownData = defineCallbackData("po-k", { index: int(1) });
 const PAYOUT_ACTIONS = [
   "retry",
   "name_ok",
@@ -29,6 +34,7 @@ const PAYOUT_ACTIONS = [
   "refresh",
   "cancel",
   "search",
+  "someone_new",
 ] as const;
 export type PayoutAction = (typeof PAYOUT_ACTIONS)[number];
 
@@ -54,6 +60,7 @@ export const PAYOUT_FLOW_DATA = new RegExp(
     payoutNetworkData,
     payoutBankData,
     payoutZaBankData,
+    payoutKnownData,
     payoutActionData,
     payoutConfirmData,
   ]

@@ -10,9 +10,8 @@ import type { PauseScope } from "#src/store/index.js";
 import { askAmount } from "./amount.ts";
 import { PAYOUT_SCREENS } from "./callback-data.ts";
 import { chooseCountry, chooseRecipient } from "./country.ts";
-import { type AmountChoice, type Draft, draftOf } from "./prompts.ts";
+import { type AmountChoice, type Draft, storedDraft } from "./prompts.ts";
 import { quoteAndConfirm } from "./quote.ts";
-import type { PayoutBeneficiary } from "./recipient.ts";
 import { openRequest } from "./requests/pay.ts";
 
 /**
@@ -63,12 +62,15 @@ export async function payoutFlow(
   let key: string | undefined;
   let notice: string | undefined;
   let lastMode: CurrencyCode | undefined = resume?.lastMode;
+  // The expired order "New quote" quotes again: what a quote refused by the budget offers to quote again later.
+  let requoteOf: string | undefined;
 
   if (args?.requoteOrderId) {
     const previous = await fromOrder(io, args.requoteOrderId);
     if (previous) {
       ({ draft, amount } = previous);
       key = `requote:${args.requoteKey ?? args.requoteOrderId}`;
+      requoteOf = args.requoteOrderId;
     } else {
       notice = t("payout:entry.requote_gone");
     }
@@ -94,7 +96,7 @@ export async function payoutFlow(
       const country = preset ?? (await chooseCountry(io, mins, notice, paused));
       preset = undefined;
       notice = undefined;
-      draft = await chooseRecipient(io, country);
+      draft = await chooseRecipient(io, country, "sender");
       const next: PayoutResume = { draft, minimums: mins, paused, screen: io.screen };
       if (lastMode) next.lastMode = lastMode;
       return continueAsNew(conversation, FLOWS.payout, { resume: next } satisfies PayoutArgs);
@@ -108,7 +110,8 @@ export async function payoutFlow(
       }
       ({ amount, key } = answer);
     }
-    const outcome = await quoteAndConfirm(io, draft, amount, key);
+    const outcome = await quoteAndConfirm(io, draft, amount, key, requoteOf);
+    requoteOf = undefined;
     if (outcome === "done" || outcome === "cancelled") return;
     if (draft.requestId) {
       if (outcome.notice) await io.reply(outcome.notice, { parse_mode: "HTML" });
@@ -143,7 +146,7 @@ async function fromSaved(io: FlowIo, token: string): Promise<Draft | undefined> 
   const recipient = found.value;
   const kind = methodOf(recipient.details);
   if (!kind) return undefined;
-  return savedDraft(io, kind.corridor, recipient.details, recipient.label, recipient.id);
+  return storedDraft(io, kind.corridor, recipient.details, recipient.label, recipient.id);
 }
 
 /** The beneficiary and amount of an earlier order of this user (for "New quote"). */
@@ -171,21 +174,7 @@ async function fromOrder(
     ? order.receive.currency
     : undefined;
   if (!currency || !order.beneficiary) return undefined;
-  const saved = savedDraft(io, order.corridor, order.beneficiary, order.recipientLabel, order.recipientId);
+  const saved = storedDraft(io, order.corridor, order.beneficiary, order.recipientLabel, order.recipientId);
   const draft = order.requestId ? { ...saved, requestId: order.requestId } : saved;
   return { draft, amount: { minor: order.receive.amount, currency } };
-}
-
-/** A stored beneficiary → draft; its label was masked when it was stored (and keeps a till's name). */
-function savedDraft(
-  io: FlowIo,
-  country: Country,
-  details: Record<string, unknown>,
-  label: string,
-  recipientId: string | undefined,
-): Draft {
-  const beneficiary = details as unknown as PayoutBeneficiary;
-  const labelName = label.includes(" · ") ? (label.split(" · ").at(-1) ?? label) : label;
-  const draft = draftOf(io, country, beneficiary, labelName, recipientId);
-  return { ...draft, label };
 }

@@ -9,8 +9,10 @@ import { kenyaRecipient } from "./corridors/ke.ts";
 import { nigeriaRecipient } from "./corridors/ng.ts";
 import { southAfricaRecipient } from "./corridors/za.ts";
 import { countryKeyboard } from "./keyboards.ts";
+import { chooseKnown } from "./known.ts";
 import { askButton, type Draft, withNotice } from "./prompts.ts";
 import { PAYOUT_COUNTRIES } from "./quote-rules.ts";
+import { type Voice, voiced } from "./voice.ts";
 
 /** The minimum of a country in its currency, or "the equivalent of 2 USD" when the price is unknown. */
 function minimumText(io: FlowIo, country: Country, minimums: Minimums): string {
@@ -23,13 +25,14 @@ function minimumText(io: FlowIo, country: Country, minimums: Minimums): string {
 /**
  * Step 1: where the money goes, each country with its methods and its minimum shown before typing. Countries ops
  * have paused are marked; choosing one (or one paused since the screen was drawn) shows why and when to try again,
- * and the picker stays.
+ * and the picker stays. A requester is asked where their own money should arrive.
  */
 export async function chooseCountry(
   io: FlowIo,
   minimums: Minimums,
   notice?: string,
   paused: readonly PauseScope[] = [],
+  voice: Voice = "sender",
 ): Promise<Country> {
   const { t } = io;
   const pausedNow = new Set<PauseScope>(paused);
@@ -44,7 +47,7 @@ export async function chooseCountry(
       });
       return pausedNow.has(country) ? `${line} · ${t("payout:country.paused")}` : line;
     });
-    return withNotice(shownNotice, [t("payout:country.title"), "", ...lines].join("\n"));
+    return withNotice(shownNotice, [t(voiced(voice, "country.title")), "", ...lines].join("\n"));
   };
   await io.show(render, () => countryKeyboard(t));
   for (;;) {
@@ -60,16 +63,21 @@ export async function chooseCountry(
   }
 }
 
-/** Step 2: the beneficiary, by country. */
-export function chooseRecipient(io: FlowIo, country: Country): Promise<Draft> {
+/**
+ * Step 2: the beneficiary, by country. A sender is first offered the people they sent to there before; a requester
+ * gives their own details.
+ */
+export async function chooseRecipient(io: FlowIo, country: Country, voice: Voice): Promise<Draft> {
+  const known = voice === "sender" ? await chooseKnown(io, country) : undefined;
+  if (known) return known;
   switch (country) {
     case "NG":
-      return nigeriaRecipient(io);
+      return nigeriaRecipient(io, voice);
     case "KE":
-      return kenyaRecipient(io);
+      return kenyaRecipient(io, voice);
     case "ZA":
-      return southAfricaRecipient(io);
+      return southAfricaRecipient(io, voice);
     case "GH":
-      return ghanaRecipient(io);
+      return ghanaRecipient(io, voice);
   }
 }

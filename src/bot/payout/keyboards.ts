@@ -13,6 +13,7 @@ import {
   payoutBankData,
   payoutConfirmData,
   payoutCountryData,
+  payoutKnownData,
   payoutMethodData,
   payoutNetworkData,
   payoutSaveData,
@@ -20,6 +21,7 @@ import {
   payoutZaBankData,
 } from "./callback-data.ts";
 import { PAYOUT_COUNTRIES } from "./quote-rules.ts";
+import { type Voice, voiced } from "./voice.ts";
 
 /** Keyboards of the payout flow. Every flow screen ends with the ❌ button (handled by the cancel feature). */
 
@@ -32,13 +34,25 @@ function rows(buttons: Button[], perRow: number): Button[][] {
   return result;
 }
 
-export function actionButton(t: TFunction, action: PayoutAction): Button {
-  return InlineKeyboard.text(t(`payout:button.${action}`), payoutAction(action));
+/** An action's button; "that's them" and "change recipient" speak to a requester about their own details. */
+export function actionButton(t: TFunction, action: PayoutAction, voice: Voice = "sender"): Button {
+  const key =
+    action === "name_ok" || action === "change_recipient"
+      ? voiced(voice, `button.${action}`)
+      : `payout:button.${action}`;
+  return InlineKeyboard.text(t(key), payoutAction(action));
 }
 
 /** Action buttons, one row each, then ❌. */
-export function actionsKeyboard(t: TFunction, actions: PayoutAction[]): InlineKeyboard {
-  return InlineKeyboard.from([...actions.map((action) => [actionButton(t, action)]), [cancelButton(t)]]);
+export function actionsKeyboard(
+  t: TFunction,
+  actions: PayoutAction[],
+  voice: Voice = "sender",
+): InlineKeyboard {
+  return InlineKeyboard.from([
+    ...actions.map((action) => [actionButton(t, action, voice)]),
+    [cancelButton(t)],
+  ]);
 }
 
 export function cancelOnlyKeyboard(t: TFunction): InlineKeyboard {
@@ -91,9 +105,24 @@ export function bankResultsKeyboard(t: TFunction, banks: BankEntry[]): InlineKey
   return InlineKeyboard.from([...buttons, [actionButton(t, "search")], [cancelButton(t)]]);
 }
 
-export function zaBanksKeyboard(t: TFunction, names: string[]): InlineKeyboard {
+/** The whole South African list, two a row (the buttons carry each bank's place in the API's list). */
+export function zaBanksKeyboard(t: TFunction, names: readonly string[]): InlineKeyboard {
   const buttons = names.map((name, index) => InlineKeyboard.text(name, payoutZaBankData.pack({ index })));
   return InlineKeyboard.from([...rows(buttons, 2), [cancelButton(t)]]);
+}
+
+/** The banks a typed fragment matched, one a row, then "search again" (the whole list) and ❌. */
+export function zaMatchesKeyboard(t: TFunction, names: readonly string[], matches: number[]): InlineKeyboard {
+  const buttons = matches.map((index) => [
+    InlineKeyboard.text(names[index] ?? "", payoutZaBankData.pack({ index })),
+  ]);
+  return InlineKeyboard.from([...buttons, [actionButton(t, "search")], [cancelButton(t)]]);
+}
+
+/** People this user sent to before, one a row (by their place in the list the screen shows), then "someone new". */
+export function knownRecipientsKeyboard(t: TFunction, labels: readonly string[]): InlineKeyboard {
+  const buttons = labels.map((label, index) => [InlineKeyboard.text(label, payoutKnownData.pack({ index }))]);
+  return InlineKeyboard.from([...buttons, [actionButton(t, "someone_new")], [cancelButton(t)]]);
 }
 
 /** The quote card: Confirm, Refresh, Cancel (our own cancel: it also retires the quote's order record). */

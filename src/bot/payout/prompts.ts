@@ -83,11 +83,21 @@ export async function promptValue<T>(
   }
 }
 
+/** A typical name in each country: the example a refused name is shown (a Kenyan is not shown a Nigerian name). */
+const NAME_EXAMPLES: Readonly<Record<Country, string>> = {
+  NG: "Ada Obi",
+  KE: "Wanjiku Kamau",
+  ZA: "Thandi Nkosi",
+  GH: "Kwame Mensah",
+};
+
 /** The recipient's (or business's) name. */
-export function promptName(io: FlowIo, prompt: Lazy<string>): Promise<string> {
+export function promptName(io: FlowIo, country: Country, prompt: Lazy<string>): Promise<string> {
   return promptValue(io, prompt, (text) => {
     const parsed = parseRecipientName(text);
-    return parsed.ok ? parsed : { ok: false, error: io.t("payout:error.name") };
+    return parsed.ok
+      ? parsed
+      : { ok: false, error: io.t("payout:error.name", { example: NAME_EXAMPLES[country] }) };
   });
 }
 
@@ -124,4 +134,19 @@ export function draftOf(
     name: view.name || name,
     ...(recipientId ? { recipientId } : {}),
   };
+}
+
+/** A stored beneficiary (saved recipient, earlier order) → draft; its label was masked when it was stored. */
+export function storedDraft(
+  io: FlowIo,
+  country: Country,
+  details: Record<string, unknown>,
+  label: string,
+  recipientId: string | undefined,
+): Draft {
+  const beneficiary = details as unknown as PayoutBeneficiary;
+  // The label keeps a till's name, which the beneficiary itself has no field for.
+  const labelName = label.includes(" · ") ? (label.split(" · ").at(-1) ?? label) : label;
+  const draft = draftOf(io, country, beneficiary, labelName, recipientId);
+  return { ...draft, label };
 }

@@ -19,6 +19,23 @@ interface QuoteCardInput {
   allowance?: { limit: number; remaining: number };
 }
 
+/** Where the amount was rounded down to whole shillings (src/bot/payout/payable-quote.ts), the card says so. */
+function roundedLines(input: QuoteCardInput, t: TFunction, locale: string): string[] {
+  const from = input.quoted.roundedFrom;
+  if (from === undefined) return [];
+  const { beneficiary } = input;
+  const airtel =
+    "identifierType" in beneficiary &&
+    beneficiary.identifierType === "paytophone" &&
+    beneficiary.identifiers.network === "airtel";
+  return [
+    t("payout:quote.whole_shillings", {
+      rail: escapeHtml(airtel ? input.words.airtel : input.words.mpesa),
+      exact: escapeHtml(formatMoney(from, input.quoted.figures.target, locale)),
+    }),
+  ];
+}
+
 export function renderQuoteCard(input: QuoteCardInput, t: TFunction, locale: string): string {
   const { quoted } = input;
   const { figures } = quoted;
@@ -41,6 +58,7 @@ export function renderQuoteCard(input: QuoteCardInput, t: TFunction, locale: str
     t("quote:pay", { amount: escapeHtml(formatMoney(figures.paySats, "BTCSAT", locale)) }),
     money.breakdown,
     t("payout:quote.receive", { amount: escapeHtml(formatMoney(figures.receive, target, locale)) }),
+    ...roundedLines(input, t, locale),
   ];
   if (money.rate) lines.push(money.rate);
   if (input.allowance) {

@@ -1,15 +1,17 @@
-import { createQuoteOnce, PayoutApiError, type Quote } from "#src/api/index.js";
+import { PayoutApiError, type Quote } from "#src/api/index.js";
 import type { BotDeps } from "#src/bot/context.js";
 import { type BankEntry, type BankSearch, createBankSearch } from "#src/bot/rules/banks.js";
 import { cached } from "#src/bot/rules/cached.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
+import { reserveQuote } from "#src/bot/rules/quote-budget.js";
 import {
   type Country,
   type CurrencyCode,
   currencyOfCountry,
   type FiatCurrencyCode,
 } from "#src/money/index.js";
-import { keys, type OrderRecord, type RunContext } from "#src/store/index.js";
+import { keys, type OrderRecord, QuoteBudgetExceeded, type RunContext } from "#src/store/index.js";
+import { createPayableQuote } from "./payable-quote.ts";
 import { buildQuoteRequest, type QuoteFigures, quoteFigures, verificationCode } from "./quote-rules.ts";
 import type { PayoutBeneficiary } from "./recipient.ts";
 
@@ -91,6 +93,8 @@ export interface QuotedOrder {
   expiry: string;
   /** BOLT11. */
   invoice: string;
+  /** What the recipient would have got before rounding down to what the rail pays (target minor units). */
+  roundedFrom?: number;
 }
 
 /**
@@ -99,7 +103,12 @@ export interface QuotedOrder {
  */
 export type QuoteCard = Omit<QuotedOrder, "invoice">;
 
-function quotedOrder(quote: Quote, order: OrderRecord, target: FiatCurrencyCode): QuotedOrder {
+function quotedOrder(
+  quote: Quote,
+  order: OrderRecord,
+  target: FiatCurrencyCode,
+  roundedFrom: number | undefined,
+): QuotedOrder {
   return {
     orderId: order.orderId,
     corridor: order.corridor,
@@ -107,6 +116,7 @@ function quotedOrder(quote: Quote, order: OrderRecord, target: FiatCurrencyCode)
     figures: quoteFigures(quote, target),
     expiry: quote.expiry,
     invoice: quote.invoice,
+    ...(roundedFrom !== undefined ? { roundedFrom } : {}),
   };
 }
 
@@ -114,55 +124,18 @@ function quotedOrder(quote: Quote, order: OrderRecord, target: FiatCurrencyCode)
  * POST /quote and the order record, at most once per key (a double tap or a redelivered update gets the same
  * quote back). The record starts awaiting payment so the reconciler can expire its card. A claim left pending by a
  * process that died mid-quote is taken over (runOnce `takeover`): the listing is read first and the quote the dead
- * process made is adopted; only when the API lists none is one created.
+ * process made is adopted; only when the API lists none is one created. The user's quote budget is taken first
+ * (a spent one throws QuoteBudgetExceeded before any API call, and runOnce keeps nothing for it).
  */
 async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<QuotedOrder> {
-  const target = currencyOfCountry(input.country);
-  const run = async ({ takeover }: RunContext): Promise<QuotedOrder> => {
-    const customerReference = input.customerReference ?? customerReferenceFor(input.key);
-    const request = buildQuoteRequest({
-      country: input.country,
-      beneficiary: input.beneficiary,
-      amount: input.amount,
-      customerReference,
-    });
-    const { quote, adopted } = await createQuoteOnce(
-      deps.api,
-      { ...request, customerReference },
-      { resolveFirst: (input.resolveFirst ?? false) || takeover },
-    );
-    if (adopted) deps.logger.info({ orderId: quote.orderId }, "uncertain quote read back and adopted");
-    if (!quote.invoice) {
-      // A Lightning quote without an invoice cannot be paid: treat it as an unreadable answer.
-      throw new PayoutApiError({
-        kind: "invalid_response",
-        endpoint: "POST /quote",
-        detail: "quote without invoice",
-      });
+  const action = `payout:${input.key}`;
+  const run = async (context: RunContext): Promise<QuotedOrder> => {
+    await reserveQuote(deps, input.userId, action);
+    try {
+      return await quoteThenRecord(deps, input, context);
+    } finally {
+      await deps.store.quoteBudget.settle(input.userId, action);
     }
-    const figures = quoteFigures(quote, target);
-    const order = await deps.store.orders.create({
-      orderId: quote.orderId ?? quote.id,
-      quoteId: quote.id,
-      hash: quote.hash || quote.id,
-      kind: "payout",
-      corridor: input.country,
-      chatId: input.chatId,
-      userId: input.userId,
-      pay: { amount: figures.paySats, currency: "BTCSAT" },
-      receive: { amount: figures.receive, currency: target },
-      asked: { amount: input.amount.minor, currency: input.amount.currency },
-      fee: { amount: figures.feeSats, currency: "BTCSAT" },
-      recipientLabel: input.label,
-      beneficiary: { ...input.beneficiary } as Record<string, unknown>,
-      verificationCode: verificationCode(quote.id),
-      expiresAt: quote.expiry,
-      ...(input.recipientId ? { recipientId: input.recipientId } : {}),
-      ...(input.requestId ? { requestId: input.requestId } : {}),
-    });
-    if (input.recipientId) await deps.store.recipients.touch(input.userId, input.recipientId);
-    deps.logger.info({ orderId: order.orderId, corridor: input.country, takeover }, "payout quoted");
-    return quotedOrder(quote, order, target);
   };
   return deps.store.once.run<QuotedOrder>("quote", input.key, run, {
     ...(deps.processes ? { processes: deps.processes } : {}),
@@ -170,10 +143,75 @@ async function quoteAndRecord(deps: BotDeps, input: QuoteOrderInput): Promise<Qu
   });
 }
 
-/** quoteAndRecord for the conversation log: the card without the invoice. */
-export async function quoteCard(deps: BotDeps, input: QuoteOrderInput): Promise<QuoteCard> {
-  const { invoice: _invoice, ...card } = await quoteAndRecord(deps, input);
-  return card;
+async function quoteThenRecord(
+  deps: BotDeps,
+  input: QuoteOrderInput,
+  { takeover }: RunContext,
+): Promise<QuotedOrder> {
+  const target = currencyOfCountry(input.country);
+  const customerReference = input.customerReference ?? customerReferenceFor(input.key);
+  const request = buildQuoteRequest({
+    country: input.country,
+    beneficiary: input.beneficiary,
+    amount: input.amount,
+    customerReference,
+  });
+  const { quote, adopted, roundedFrom } = await createPayableQuote(
+    deps.api,
+    input.country,
+    { ...request, customerReference },
+    { resolveFirst: (input.resolveFirst ?? false) || takeover },
+  );
+  if (adopted) deps.logger.info({ orderId: quote.orderId }, "uncertain quote read back and adopted");
+  if (!quote.invoice) {
+    // A Lightning quote without an invoice cannot be paid: treat it as an unreadable answer.
+    throw new PayoutApiError({
+      kind: "invalid_response",
+      endpoint: "POST /quote",
+      detail: "quote without invoice",
+    });
+  }
+  const figures = quoteFigures(quote, target);
+  const order = await deps.store.orders.create({
+    orderId: quote.orderId ?? quote.id,
+    quoteId: quote.id,
+    hash: quote.hash || quote.id,
+    kind: "payout",
+    corridor: input.country,
+    chatId: input.chatId,
+    userId: input.userId,
+    pay: { amount: figures.paySats, currency: "BTCSAT" },
+    receive: { amount: figures.receive, currency: target },
+    asked: { amount: input.amount.minor, currency: input.amount.currency },
+    fee: { amount: figures.feeSats, currency: "BTCSAT" },
+    recipientLabel: input.label,
+    beneficiary: { ...input.beneficiary } as Record<string, unknown>,
+    verificationCode: verificationCode(quote.id),
+    expiresAt: quote.expiry,
+    ...(input.recipientId ? { recipientId: input.recipientId } : {}),
+    ...(input.requestId ? { requestId: input.requestId } : {}),
+  });
+  if (input.recipientId) await deps.store.recipients.touch(input.userId, input.recipientId);
+  deps.logger.info({ orderId: order.orderId, corridor: input.country, takeover }, "payout quoted");
+  return quotedOrder(quote, order, target, roundedFrom);
+}
+
+/** The user's quote budget is spent: no quote was asked for; the next is possible at `retryAtMs` (API clock). */
+interface QuoteRefused {
+  refused: "budget";
+  retryAtMs: number;
+}
+
+/** quoteAndRecord for the conversation log: the card without the invoice, or the budget's refusal. */
+export async function quoteCard(deps: BotDeps, input: QuoteOrderInput): Promise<QuoteCard | QuoteRefused> {
+  try {
+    const { invoice: _invoice, ...card } = await quoteAndRecord(deps, input);
+    return card;
+  } catch (error) {
+    if (!(error instanceof QuoteBudgetExceeded)) throw error;
+    deps.logger.info({ userId: input.userId }, "quote refused: the user's quote budget is spent");
+    return { refused: "budget", retryAtMs: error.retryAtMs };
+  }
 }
 
 export class QuoteGoneError extends Error {

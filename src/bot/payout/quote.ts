@@ -1,8 +1,10 @@
+import { InlineKeyboard } from "grammy";
 import { describeApiError } from "#src/bot/flow/api-errors.js";
 import { type FlowIo, fromFailure, type Outcome } from "#src/bot/flow/flow-io.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
+import { quoteBudgetText } from "#src/bot/rules/quote-budget.js";
 import { SUPERSEDED, supersede } from "#src/bot/rules/supersede.js";
 import { formatExpiryTime, requoteCallbackData } from "#src/orders/index.js";
 import { type Allowance, allowanceFor } from "./allowance.ts";
@@ -47,6 +49,8 @@ export async function quoteAndConfirm(
   draft: Draft,
   amount: AmountChoice,
   firstKey: string,
+  /** The expired order this flow quotes again ("New quote"), if that is how it started. */
+  requoteOf?: string,
 ): Promise<QuoteOutcome> {
   const { t } = io;
   let key: string | undefined = firstKey;
@@ -102,6 +106,10 @@ export async function quoteAndConfirm(
         continue;
       }
       resolveFirst = false;
+      if ("refused" in result.value) {
+        await showBudgetRefusal(io, draft, result.value.retryAtMs, shown?.quoted.orderId ?? requoteOf);
+        return "cancelled";
+      }
       const receivedAt = await io.now();
       const quoted = result.value;
       // An amount typed in sats is known in local money only now.
@@ -209,6 +217,28 @@ export async function quoteAndConfirm(
     await sendInvoice(io, confirmed.value.order, confirmed.value.invoice, current.deadlineMs);
     return "done";
   }
+}
+
+/**
+ * The user's quote budget is spent: the screen says when the next quote is possible and the flow ends, so pressing
+ * on keeps nothing in Redis. "New quote" quotes the last order again (its record outlives the wait), else the menu.
+ */
+async function showBudgetRefusal(
+  io: FlowIo,
+  draft: Draft,
+  retryAtMs: number,
+  orderId: string | undefined,
+): Promise<void> {
+  const { t } = io;
+  await io.show(
+    () => quoteBudgetText(t, io.locale, draft.country, retryAtMs),
+    () =>
+      orderId
+        ? InlineKeyboard.from([
+            [InlineKeyboard.text(t("status:button.newQuote"), requoteCallbackData(orderId))],
+          ])
+        : mainMenuKeyboard(t),
+  );
 }
 
 /** The user's daily allowance in the draft's corridor (undefined: no limit, or it could not be read). */

@@ -5,6 +5,7 @@ import type {
   ZarBankBeneficiary,
 } from "#src/api/index.js";
 import type { ApiFailure } from "#src/bot/flow/flow-io.js";
+import { maskDigits } from "#src/log/mask.js";
 
 /** What the user types for a beneficiary, checked before any API call; labels for cards and saved recipients. */
 
@@ -136,4 +137,9 @@ export function describeBeneficiary(
 /** "GTBANK PLC ••6789 · ADA OBI" — the order's recipientLabel and a saved recipient's label. */
 export function recipientLabel(view: RecipientView): string {
   return view.name ? `${view.where} · ${view.name}` : view.where;
+}
+
+/** A stored label where it is shown again: masked when it was stored; an older record's long digit runs are masked. */
+export function shownLabel(label: string): string {
+  return label.replace(/\+?\d[\d ]{4,}\d/g, (run) => maskDigits(run));
 }

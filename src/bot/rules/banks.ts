@@ -164,14 +164,15 @@ export function createBankSearch(banks: readonly BankEntry[]): BankSearch {
   };
 }
 
-/** Case-insensitive pick from the South African bank names by a typed fragment (unique match only). */
-export function matchZaBank(names: readonly string[], text: string): number | undefined {
+/**
+ * The South African banks a typed fragment points at, by their place in `names` (case and punctuation ignored): the
+ * one whose whole name it is, else every name that contains it. Empty for nothing, or under two characters.
+ */
+export function matchZaBanks(names: readonly string[], text: string): number[] {
   const query = normaliseBankQuery(text);
-  if (query.length < 2) return undefined;
-  const exact = names.findIndex((name) => normaliseBankQuery(name) === query);
-  if (exact >= 0) return exact;
-  const matches = names
-    .map((name, index) => ({ name: normaliseBankQuery(name), index }))
-    .filter(({ name }) => name.includes(query));
-  return matches.length === 1 ? matches[0]?.index : undefined;
+  if (query.length < 2) return [];
+  const normalised = names.map((name) => normaliseBankQuery(name));
+  const exact = normalised.indexOf(query);
+  if (exact >= 0) return [exact];
+  return normalised.flatMap((name, index) => (name.includes(query) ? [index] : []));
 }

@@ -2,7 +2,7 @@ import type { App } from "#src/app.js";
 import type { Sandbox } from "#src/standins/sandbox/index.js";
 import { startTelegramEmulator, type TelegramEmulator } from "./telegram-emulator/index.ts";
 import { startTerminalChat, type TerminalChat } from "./terminal-chat.ts";
-import { parseSats, walletInvoice } from "./wallet.ts";
+import { parseSats, walletAddress, walletInvoice } from "./wallet.ts";
 
 /** The local person chatting in the terminal. */
 const LOCAL_USER = {
@@ -23,6 +23,8 @@ const LOCAL_HELP = [
   "  :mine [n]    mine n blocks in the sandbox (on-chain confirmations)",
   "  :advance <minutes>   move the sandbox clock forward (expire a quote); 2h or 31d also work (a repeat send falls due)",
   "  :invoice <sats>      make a Lightning invoice to paste into the chat (e.g. for a refund)",
+  "  :address     make a signet bitcoin address to paste into /buy",
+  "  :price <±percent>    move the bitcoin price (e.g. :price +5), then check rate alerts at once",
   "To see a payout fail after you pay (and get your sats back): send to an account or phone number",
   "ending in 999, e.g. GTBank 0123456999.",
 ];
@@ -73,13 +75,31 @@ export function attachTerminal(input: {
           return true;
         }
         if (name === "advance") {
-          const minutes = advanceMinutes(args[0] ?? "");
-          if (!Number.isFinite(minutes) || minutes <= 0) {
-            terminal.print("Usage: :advance <minutes>");
+          const step = advanceStep(args[0] ?? "");
+          if (!step) {
+            terminal.print("Usage: :advance <minutes>, or 2h, 31d");
             return true;
           }
-          sandbox.advanceClock(Math.round(minutes * 60_000));
-          terminal.print(`Sandbox: clock moved ${minutes} minute(s) forward.`);
+          sandbox.advanceClock(step.ms);
+          terminal.print(`Sandbox: clock moved ${step.said} forward.`);
+          return true;
+        }
+        if (name === "address") {
+          terminal.print(`Wallet: your signet address (paste it into /buy):\n${walletAddress()}`);
+          return true;
+        }
+        if (name === "price") {
+          const percent = Number((args[0] ?? "").replace(/%$/, ""));
+          if (!/^[+-]?\d+(\.\d+)?%?$/.test(args[0] ?? "") || percent <= -100 || percent === 0) {
+            terminal.print("Usage: :price <±percent>, e.g. :price +5 or :price -3");
+            return true;
+          }
+          const before = sandbox.prices.btcUsd;
+          const after = sandbox.setBtcUsd(Math.round(before * (1 + percent / 100))).btcUsd;
+          const sent = await app.rateAlerts.check();
+          terminal.print(
+            `Sandbox: bitcoin moved ${percent > 0 ? "+" : ""}${percent}% to $${after.toLocaleString("en-US")}; rate alerts checked, ${sent} sent.`,
+          );
           return true;
         }
         if (name === "invoice") {
@@ -108,9 +128,12 @@ export function attachTerminal(input: {
 }
 
 /** ":advance 6" is minutes; "2h" and "31d" are hours and days (a weekly or monthly repeat send in one step). */
-function advanceMinutes(arg: string): number {
+function advanceStep(arg: string): { ms: number; said: string } | undefined {
   const match = /^(\d+(?:\.\d+)?)([mhd]?)$/.exec(arg.trim());
-  if (!match) return Number.NaN;
-  const unit = { "": 1, m: 1, h: 60, d: 24 * 60 }[match[2] as "" | "m" | "h" | "d"];
-  return Number(match[1]) * unit;
+  const amount = Number(match?.[1]);
+  if (!match || !(amount > 0)) return undefined;
+  const unit = ({ "": "m", m: "m", h: "h", d: "d" } as const)[match[2] as "" | "m" | "h" | "d"];
+  const minutes = { m: 1, h: 60, d: 24 * 60 }[unit];
+  const word = { m: "minute", h: "hour", d: "day" }[unit];
+  return { ms: Math.round(amount * minutes * 60_000), said: `${amount} ${word}${amount === 1 ? "" : "s"}` };
 }

@@ -39,8 +39,9 @@ interface TerminalChatOptions {
 
 const HELP = [
   "Type a message and press Enter to send it; /commands go to the bot as commands.",
-  "Type the number of a button to press it (the latest message with buttons).",
-  "  :press <n>   press button n       :say <text>  send text literally (e.g. a number)",
+  "Type the number of a button to press it (the latest message with buttons);",
+  "type 23.2 to press button 2 of an older message, the one marked #23.",
+  "  :press <n>   press button n (or m.n)  :say <text>  send text literally (e.g. a number)",
   "  :buttons     show the buttons again",
   "  :help        this help             :quit        leave (also Ctrl+C)",
 ];
@@ -86,11 +87,12 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
   };
 
   const renderMessage = (message: Message, header: string) => {
+    const keyboard = renderInlineKeyboard(message.reply_markup, color);
     const lines = [
-      header,
+      // A message with buttons carries its number, so its buttons stay reachable once newer ones arrive.
+      keyboard.length > 0 ? `${header} ${dim(`#${message.message_id}`, color)}` : header,
       ...renderMessageBody(message, { color, width }, fileBytes).map((line) => `  ${line}`),
     ];
-    const keyboard = renderInlineKeyboard(message.reply_markup, color);
     lines.push(...keyboard.map((line) => `  ${line}`));
     if (keyboard.length > 0) {
       activeKeyboard = message.message_id;
@@ -129,10 +131,14 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
   };
   const unsubscribe = user.onEvent(onEvent);
 
-  const press = async (index: number) => {
-    const message = activeKeyboard === undefined ? undefined : user.message(activeKeyboard);
+  const press = async (index: number, messageId = activeKeyboard) => {
+    const message = messageId === undefined ? undefined : user.message(messageId);
     const button = message?.reply_markup?.inline_keyboard.flat()[index - 1];
-    if (!message || !button) return write([`⚠ there is no button ${index}`]);
+    if (!message || !button) {
+      return write([
+        `⚠ there is no button ${messageId === activeKeyboard ? index : `${messageId}.${index}`}`,
+      ]);
+    }
     if ("url" in button && button.url) return write([`↗ ${button.text}: ${button.url}`]);
     if ("copy_text" in button && button.copy_text) return write([`📋 copy: ${button.copy_text.text}`]);
     try {
@@ -158,8 +164,10 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
       case "q":
       case "exit":
         return quit();
-      case "press":
-        return press(Number(args[0]));
+      case "press": {
+        const [first = "", second] = (args[0] ?? "").split(".");
+        return second === undefined ? press(Number(first)) : press(Number(second), Number(first));
+      }
       case "say":
         return sendText(line.slice(line.indexOf("say") + 3).trim());
       case "buttons": {
@@ -184,6 +192,8 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
     const line = raw.trim();
     if (line === "") return;
     if (line.startsWith(":")) return localCommand(line);
+    const older = /^(\d{1,9})\.(\d{1,2})$/.exec(line);
+    if (older) return press(Number(older[2]), Number(older[1]));
     if (/^\d{1,2}$/.test(line)) {
       const number = Number(line);
       const reply = replyKeyboardActive ? user.replyKeyboard()?.flat() : undefined;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { bech32 } from "@scure/base";
 import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
 
 /** Long enough to copy it into the chat after a coffee; the refund flow refuses invoices about to expire. */
@@ -18,6 +19,14 @@ export function walletInvoice(sats: number, nowMs: number): string {
     timestamp: Math.floor(nowMs / 1000),
     expirySeconds: EXPIRY_SECONDS,
   });
+}
+
+/**
+ * A fresh signet address of the local person's wallet (P2WPKH, `tb1q…`) to paste into /buy. Nobody holds its key:
+ * the sandbox "sends" to it, which is all a purchase needs to be seen.
+ */
+export function walletAddress(): string {
+  return bech32.encode("tb", [0, ...bech32.toWords(randomBytes(20))]);
 }
 
 /** "6754", "6,754" or "6_754" → 6754; anything else (zero, fractions, words, absurd sizes) → undefined. */

@@ -67,6 +67,8 @@ export interface Sandbox {
   advanceClock(ms: number): number;
   /** Same as POST /_sandbox/blocks/mine. Returns the ids of transactions it confirmed. */
   mineBlocks(count: number): string[];
+  /** Same as POST /_sandbox/prices with `btcUsd`: new quotes and /price use it. Returns the new model. */
+  setBtcUsd(btcUsd: number): PriceModel;
   webhookLog(): readonly DeliveryRecord[];
   close(): Promise<void>;
 }
@@ -158,6 +160,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     now: () => clock.now(),
     advanceClock: (ms) => scheduler.advanceTo(clock.now() + ms),
     mineBlocks: (count) => core.chain.mine(count),
+    setBtcUsd: (btcUsd) => {
+      core.pricing = new Pricing(mergePrices(core.pricing.model, { btcUsd }));
+      return core.pricing.model;
+    },
     webhookLog: () => core.webhooks.log(),
     close: async () => {
       if (closed) return;

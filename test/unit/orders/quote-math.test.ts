@@ -4,6 +4,7 @@ import { quoteSchema } from "#src/api/schemas/quote.js";
 import { type FiatCurrencyCode, formatMoney, parseAmount } from "#src/money/index.js";
 import {
   fiatAtRate,
+  purchaseBreakdown,
   type QuoteSide,
   quoteAmounts,
   quoteBreakdown,
@@ -214,6 +215,66 @@ describe("quote arithmetic (every corridor, amount range and fee shape)", () => 
       exchanged: 0,
       fee: 100,
       receive: 10,
+    });
+  });
+});
+
+describe("a purchase: exchange rate, margin and network fee, each as what it is", () => {
+  /** A bank-transfer purchase as the API prices it: naira in, a fee, sats bought at a spread, the network fee out. */
+  const purchase = fc
+    .record({
+      midPerBtc: fc.integer({ min: 5_000_000_000, max: 30_000_000_000 }),
+      payKobo: fc.integer({ min: 900_000, max: 3_000_000_000 }),
+      feeBp: fc.integer({ min: 0, max: 300 }),
+      spreadBp: fc.integer({ min: 0, max: 150 }),
+      networkFee: fc.integer({ min: 0, max: 5_000 }),
+    })
+    .map((g) => {
+      const fee = Math.ceil((g.payKobo * g.feeBp) / (10_000 + g.feeBp));
+      const bought = Math.floor(((g.payKobo - fee) * 1e8 * (1 - g.spreadBp / 10_000)) / g.midPerBtc);
+      return { ...g, fee, receive: bought - g.networkFee };
+    })
+    .filter((g) => g.receive > 0);
+
+  it("sums to what is paid (kobo) and to what arrives (sats), at the API's rate, the margin holding the fee", () => {
+    fc.assert(
+      fc.property(purchase, (g) => {
+        const b = purchaseBreakdown(
+          { pay: g.payKobo, fee: g.fee, receive: g.receive },
+          g.networkFee,
+          g.midPerBtc,
+        );
+        expect(b.exchanged + b.margin).toBe(g.payKobo);
+        expect(b.bought - b.networkFee).toBe(g.receive);
+        expect(b.networkFee).toBe(g.networkFee);
+        expect(b.ratePerBtc).toBe(g.midPerBtc);
+        expect(fiatAtRate(b.bought, b.ratePerBtc!)).toBe(b.exchanged);
+        expect(b.margin).toBeGreaterThanOrEqual(g.fee);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("without the API's rate, or with one the quote contradicts, shows the quote's own rate and its fee", () => {
+    // ₦10,000 with a ₦54.70 fee bought 6,630 sats; 600 went to the network.
+    const amounts = { pay: 1_000_000, fee: 5_470, receive: 6_030 };
+    const own = purchaseBreakdown(amounts, 600);
+    expect(own).toEqual({
+      pay: 1_000_000,
+      exchanged: 994_530,
+      margin: 5_470,
+      bought: 6_630,
+      networkFee: 600,
+      receive: 6_030,
+      ratePerBtc: 15_000_452_489,
+    });
+    expect(fiatAtRate(own.bought, own.ratePerBtc!)).toBe(own.exchanged);
+    // A price that moved up since: at it the sats would cost more than what is paid less the fee.
+    expect(purchaseBreakdown(amounts, 600, 15_100_000_000)).toEqual(own);
+    // At the API's ₦150,000,000 the 6,630 sats cost ₦9,945.00; the margin is the rest.
+    expect(purchaseBreakdown(amounts, 600, 15_000_000_000)).toMatchObject({
+      exchanged: 994_500,
+      margin: 5_500,
     });
   });
 });

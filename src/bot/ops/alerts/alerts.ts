@@ -45,7 +45,7 @@ export interface Alerts {
   /** The events pipeline's onAlert hook. */
   onAlert(alert: OpsAlert): Promise<void>;
   raise(alert: AnyAlert): Promise<void>;
-  /** Wrap the payout webhook handler: remembers the last delivery, alerts on bad signatures. */
+  /** Wrap the payout webhook handler: remembers the last authentic delivery, alerts on bad signatures. */
   tapWebhook(handler: RawRequestHandler): RawRequestHandler;
   /** Post queued alerts now (returns how many were posted). */
   flush(): Promise<number>;
@@ -226,7 +226,8 @@ export function createAlerts(deps: AlertsDeps): Alerts {
       return async (request) => {
         const response = await handler(request);
         try {
-          if (response.status >= 200 && response.status < 300) {
+          // Only a delivery that proved its sender: an unsigned ping is answered 200 too, by anyone's hand.
+          if (response.authentic && response.status >= 200 && response.status < 300) {
             await deps.store.alerts.recordWebhook(iso());
           } else if (response.status === 401) {
             const count = await deps.store.alerts.countForged(FORGED_WINDOW_SECONDS);

@@ -45,12 +45,17 @@ export async function refundFlow(conversation: FlowConversation, ctx: FlowContex
     const destination = await conversation.external(() =>
       resolveDestination(deps, text.trim(), { amountSats, now: Date.now() }),
     );
-    if (destination.ok) {
+    // An invoice that carries an order's payment hash, or another refund's, would be settled as theirs.
+    if (
+      destination.ok &&
+      !(await conversation.external(() => reusedHash(deps, destination, order.orderId)))
+    ) {
       await submit(conversation, current, order, destination);
       return;
     }
+    const problem = destination.ok ? "hash_known" : destination.problem;
     await current.reply(
-      current.t(`refund:problem.${destination.problem}`, {
+      current.t(`refund:problem.${problem}`, {
         amount,
         network: escapeHtml(deps.config.bitcoinNetwork),
       }),
@@ -96,12 +101,21 @@ async function submit(
     return outcome;
   });
   if (opened === "opened") return;
-  // Another refund got there first (a second process, a replay): this card was never a refund; say so on it.
-  await ctx.api
-    .editMessageText(
-      card.chat.id,
-      card.message_id,
-      ctx.t(`refund:exists.${opened === "not_refundable" ? "not_refundable" : "open"}`),
-    )
-    .catch(() => undefined);
+  // Another refund got there first (a second process, a replay), or the invoice's hash became known in between:
+  // this card was never a refund; say so on it.
+  const text =
+    opened === "hash_known"
+      ? ctx.t("refund:problem.hash_known", {
+          amount: escapeHtml(formatMoney(amountSats, "BTCSAT", ctx.locale)),
+        })
+      : ctx.t(`refund:exists.${opened === "not_refundable" ? "not_refundable" : "open"}`);
+  await ctx.api.editMessageText(card.chat.id, card.message_id, text).catch(() => undefined);
+}
+
+async function reusedHash(
+  deps: FlowContext["deps"],
+  destination: Extract<Destination, { ok: true }>,
+  orderId: string,
+): Promise<boolean> {
+  return !destination.paymentHash || (await deps.store.refunds.hashKnown(destination.paymentHash, orderId));
 }

@@ -51,13 +51,13 @@ export function checkRefundInvoice(
 
 /** What the user typed → a payable destination or the reason it is not one. Plain data (conversation logs). */
 export async function resolveDestination(
-  deps: Pick<BotDeps, "config" | "logger">,
+  deps: Pick<BotDeps, "config" | "logger" | "outbound">,
   text: string,
   expected: { amountSats: number; now: number },
   resolve: (address: LightningAddress, msat: bigint) => ReturnType<typeof invoiceForAddress> = (
     address,
     msat,
-  ) => invoiceForAddress(address, msat, { allowHttpLoopback: deps.config.refunds.allowHttpLoopback }),
+  ) => invoiceForAddress(address, msat, deps.outbound ? { network: deps.outbound } : {}),
 ): Promise<Destination> {
   if (text.length > MAX_DESTINATION_LENGTH) return { ok: false, problem: "not_recognised" };
   const check = { ...expected, network: deps.config.bitcoinNetwork };
@@ -67,7 +67,7 @@ export async function resolveDestination(
     if (problem) return { ok: false, problem };
     return accepted("invoice", maskInvoice(decoded.invoice), decoded);
   }
-  const address = parseLightningAddress(text, { allowHttpLoopback: deps.config.refunds.allowHttpLoopback });
+  const address = parseLightningAddress(text);
   if (!address) return { ok: false, problem: "not_recognised" };
   try {
     const resolved = await resolve(address, BigInt(expected.amountSats) * 1000n);

@@ -51,22 +51,21 @@ export function refundOpening(
 export async function openRefund(
   deps: RefundDeps,
   input: { order: OrderRecord; destination: Extract<Destination, { ok: true }>; now: number },
-): Promise<"opened" | "not_refundable" | RefundState> {
+): Promise<"opened" | "not_refundable" | "hash_known" | RefundState> {
   const { order, destination } = input;
   const amountSats = refundableSats(order);
   if (amountSats === undefined) return "not_refundable";
+  if (!destination.paymentHash) return "hash_known";
   const opening = refundOpening(deps.config, order, destination, amountSats);
   const needsApproval = opening.state === "awaiting_approval";
+  // The store refuses a payment hash that is an order's or another refund's: the withdrawal's events and read-back
+  // carry that hash, and must settle this refund alone.
   const outcome = await deps.store.refunds.open({
     ...opening,
     now: input.now,
-    ...(destination.paymentHash ? { paymentHash: destination.paymentHash } : {}),
+    paymentHash: destination.paymentHash,
   });
   if (outcome !== "opened") return outcome;
-  // The payment hash is known before any money moves, so the withdrawal's webhook finds the refund even if it
-  // arrives before the API's answer was recorded.
-  if (destination.paymentHash)
-    await deps.store.refunds.linkTransaction(destination.paymentHash, order.orderId);
   await deps.store.audit.record({
     actor: order.userId,
     action: "refund.request",

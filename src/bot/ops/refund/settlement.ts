@@ -61,8 +61,8 @@ export async function syncRefundFromApproval(
 }
 
 /**
- * payment.sent of a refund's withdrawal (found by transaction id or payment hash): paid or failed. Returns false
- * when the transaction is not a refund's (the caller hands the event on).
+ * payment.sent of a refund's withdrawal: paid or failed. Returns false when the transaction is not a refund's (the
+ * caller hands the event on).
  */
 export async function onRefundWithdrawalEvent(
   deps: RefundDeps,
@@ -73,9 +73,7 @@ export async function onRefundWithdrawalEvent(
   const parsed = transactionSchema.safeParse(event.data);
   if (!parsed.success) return false;
   const tx = parsed.data;
-  const refund =
-    (await deps.store.refunds.findByTransaction(tx.id)) ??
-    (tx.hash ? await deps.store.refunds.findByTransaction(tx.hash) : undefined);
+  const refund = await refundOfTransaction(deps, tx);
   if (!refund) return false;
   if (event.event !== "payment.sent" || tx.type !== "WITHDRAWAL") return true;
   await settleRefund(deps, telegram, refund, {
@@ -84,6 +82,34 @@ export async function onRefundWithdrawalEvent(
     failureReason: typeof tx.failureReason === "string" ? tx.failureReason : undefined,
   });
   return true;
+}
+
+type Transaction = {
+  id: string;
+  hash?: string | undefined;
+  type?: string;
+  currency?: string;
+  amount?: unknown;
+};
+
+/**
+ * The refund that made this withdrawal: by the transaction id its create answered, else — when that answer was lost
+ * or has not been recorded yet — by its own invoice's payment hash, for that refund only and only if the withdrawal
+ * is of the refund's exact sats and not another transaction than the one it made.
+ */
+async function refundOfTransaction(deps: RefundDeps, tx: Transaction): Promise<RefundRecord | undefined> {
+  const linked = await deps.store.refunds.findByTransaction(tx.id);
+  if (linked) return linked;
+  if (!tx.hash) return undefined;
+  const refund = await deps.store.refunds.findByHash(tx.hash);
+  return refund && isRefundWithdrawal(refund, tx) ? refund : undefined;
+}
+
+function isRefundWithdrawal(refund: RefundRecord, tx: Transaction): boolean {
+  if (refund.transactionId !== undefined && refund.transactionId !== tx.id) return false;
+  if (tx.type !== undefined && tx.type.toUpperCase() !== "WITHDRAWAL") return false;
+  if (tx.currency !== undefined && tx.currency.toUpperCase() !== "BTC") return false;
+  return Number(tx.amount) === refund.amountSats;
 }
 
 /**
@@ -116,14 +142,23 @@ async function settleRefund(
 }
 
 /**
- * Read an unsettled refund's withdrawal back from the API by the invoice's payment hash (GET /transaction?hash=):
- * the periodic ops check does this for refunds that are `sent` or `uncertain`, in case a webhook was lost. Nothing
+ * Read an unsettled refund's withdrawal back from the API (in case a webhook was lost): the periodic ops check does
+ * this for refunds that are `sent` or `uncertain`. By the transaction id its create answered; where that answer was
+ * lost (uncertain), by the invoice's payment hash, taking only a withdrawal of the refund's exact sats. Nothing
  * found leaves the refund as it is, for ops: an uncertain payment is never sent again.
  */
 export async function readBackRefund(deps: RefundDeps, telegram: Api, refund: RefundRecord): Promise<void> {
-  if (!refund.paymentHash || (refund.state !== "sent" && refund.state !== "uncertain")) return;
-  const transactions = await deps.api.getTransactions({ hash: refund.paymentHash });
-  const withdrawal = transactions.find((tx) => tx.type === "WITHDRAWAL");
+  if (refund.state !== "sent" && refund.state !== "uncertain") return;
+  const query = refund.transactionId
+    ? { id: refund.transactionId }
+    : refund.paymentHash
+      ? { hash: refund.paymentHash }
+      : undefined;
+  if (!query) return;
+  const transactions = await deps.api.getTransactions(query);
+  const withdrawal = transactions.find((tx) =>
+    refund.transactionId ? tx.id === refund.transactionId : isRefundWithdrawal(refund, tx),
+  );
   if (!withdrawal?.status) return;
   const reason = (withdrawal as { failureReason?: unknown }).failureReason;
   await settleRefund(deps, telegram, refund, {

@@ -3,6 +3,7 @@ import { FLOWS } from "#src/bot/flow/enter.js";
 import { APPROVAL_ACTIONS, approvalData } from "#src/bot/ops/callback-data.js";
 import { type OpsComposer, replyHtml } from "#src/bot/ops/command-tools.js";
 import { syncRefundFromApproval } from "#src/bot/ops/refund/settlement.js";
+import { isOpsAdmin } from "#src/bot/rules/ops-admins.js";
 import type { ApprovalRecord } from "#src/store/index.js";
 import { namesFor, renderApprovalCard } from "./card.ts";
 import { claimApproval, executeApproval, rejectWithdrawal } from "./treasury.ts";
@@ -40,12 +41,19 @@ export function registerTreasury(ops: OpsComposer): void {
       await ctx.answerCallbackQuery({ text: ctx.t("common:stale_button") });
       return;
     }
-    const outcome = await claimApproval(deps, id, userId, now);
+    const outcome = await claimApproval(deps, id, userId, now, (user) =>
+      isOpsAdmin(deps, ctx.api, user, { fresh: true }),
+    );
+    if (outcome === "not_ops") {
+      // No longer an ops admin: the same answer anyone outside ops gets for this button.
+      await ctx.answerCallbackQuery({ text: ctx.t("common:stale_button") });
+      return;
+    }
     if (outcome !== "claimed") {
-      // "self" is the four-eyes rule; the rest say why nothing happens (already done, expired…).
+      // "self" and "requester_not_ops" are the four-eyes rule; the rest say why nothing happens (done, expired…).
       await ctx.answerCallbackQuery({
         text: ctx.t(`admin:treasury.toast.${outcome}`),
-        show_alert: outcome === "self",
+        show_alert: outcome === "self" || outcome === "requester_not_ops",
       });
       if (outcome === "expired") {
         await refreshCard(ctx, id);

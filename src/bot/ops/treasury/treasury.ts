@@ -141,17 +141,29 @@ export async function requestWithdrawal(
   return record;
 }
 
+/** Whether a user is an ops admin at this moment (asked of Telegram, not of a cache). */
+type OpsAdminNow = (userId: number) => Promise<boolean>;
+
+/**
+ * Besides the store's outcomes: the approver is not an ops admin right now (demoted since the button reached them),
+ * or the admin who requested it no longer is.
+ */
+type ClaimOutcome = ApproveOutcome | "not_ops" | "requester_not_ops";
+
 /**
  * An admin pressed Approve: the atomic gate. Only "claimed" may go on to executeApproval (once); every other
- * outcome (the requester themselves, expired, already decided) is audited and reported back.
+ * outcome (the requester themselves, a role lost, expired, already decided) is audited and reported back.
  */
 export async function claimApproval(
   deps: TreasuryDeps,
   id: string,
   approverId: number,
   now: number,
-): Promise<ApproveOutcome> {
-  const outcome = await deps.store.approvals.approve(id, approverId, now);
+  opsAdminNow: OpsAdminNow,
+): Promise<ClaimOutcome> {
+  const outcome =
+    (await refusedByRole(deps, id, approverId, opsAdminNow)) ??
+    (await deps.store.approvals.approve(id, approverId, now));
   const action =
     outcome === "claimed"
       ? "treasury.approved"
@@ -160,6 +172,25 @@ export async function claimApproval(
         : `treasury.approve_${outcome}`;
   await deps.store.audit.record({ actor: approverId, action, details: { id } });
   return outcome;
+}
+
+/**
+ * Four eyes are two ops admins at the moment money moves: the approver is asked of Telegram now, and so is the
+ * requester of a treasury withdrawal — a request is the intent of an admin, and one demoted since (perhaps because
+ * their account is no longer trusted) must not have it carried out by someone else. A refund's requester is the
+ * customer, who never was ops. Only a pending request is checked: any other state answers for itself.
+ */
+async function refusedByRole(
+  deps: TreasuryDeps,
+  id: string,
+  approverId: number,
+  opsAdminNow: OpsAdminNow,
+): Promise<"not_ops" | "requester_not_ops" | undefined> {
+  if (!(await opsAdminNow(approverId))) return "not_ops";
+  const record = await deps.store.approvals.get(id);
+  if (record?.state !== "pending" || record.payload.kind === "refund") return undefined;
+  if (record.requestedBy === approverId) return undefined;
+  return (await opsAdminNow(record.requestedBy)) ? undefined : "requester_not_ops";
 }
 
 /** Call the API for a claimed request, once; returns the request with its stored outcome. */

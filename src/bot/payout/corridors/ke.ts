@@ -4,29 +4,30 @@ import { kenyaMethodKeyboard, networkKeyboard } from "#src/bot/payout/keyboards.
 import { formatPhone, normaliseKenyanPhone } from "#src/bot/payout/phone.js";
 import { askButton, type Draft, draftOf, promptName, promptValue } from "#src/bot/payout/prompts.js";
 import { parseBillAccount, parsePaybillNumber, parseTillNumber } from "#src/bot/payout/recipient.js";
+import { type Voice, voiced } from "#src/bot/payout/voice.js";
 import { escapeHtml } from "#src/i18n/index.js";
 
 /** Kenya: M-Pesa/Airtel phone, paybill + account, or till; plus the recipient's name. */
-export async function kenyaRecipient(io: FlowIo): Promise<Draft> {
+export async function kenyaRecipient(io: FlowIo, voice: Voice): Promise<Draft> {
   const { t } = io;
   await io.show(
-    () => t("payout:ke.method_prompt"),
+    () => t(voiced(voice, "ke.method_prompt")),
     () => kenyaMethodKeyboard(t),
   );
   for (;;) {
     const { data } = await askButton(io);
     const method = payoutMethodData.parse(data)?.method;
-    if (method === "phone") return kenyaPhone(io);
-    if (method === "bill") return kenyaPaybill(io);
-    if (method === "till") return kenyaTill(io);
+    if (method === "phone") return kenyaPhone(io, voice);
+    if (method === "bill") return kenyaPaybill(io, voice);
+    if (method === "till") return kenyaTill(io, voice);
   }
 }
 
-async function kenyaPhone(io: FlowIo): Promise<Draft> {
+async function kenyaPhone(io: FlowIo, voice: Voice): Promise<Draft> {
   const { t } = io;
   const phone = await promptValue(
     io,
-    () => t("payout:ke.phone_prompt"),
+    () => t(voiced(voice, "ke.phone_prompt")),
     (text) => {
       const parsed = normaliseKenyanPhone(text);
       return parsed.ok
@@ -40,7 +41,10 @@ async function kenyaPhone(io: FlowIo): Promise<Draft> {
   await io.show(
     () =>
       suggested
-        ? t("payout:ke.network_guess", { phone: shown(), network: t(`payout:ke.network.${suggested}`) })
+        ? t(voiced(voice, "ke.network_guess"), {
+            phone: shown(),
+            network: t(`payout:ke.network.${suggested}`),
+          })
         : t("payout:ke.network_ask", { phone: shown() }),
     () => networkKeyboard(t, suggested),
   );
@@ -50,7 +54,7 @@ async function kenyaPhone(io: FlowIo): Promise<Draft> {
     const picked = payoutNetworkData.parse(data)?.network;
     if (picked === "mpesa" || picked === "airtel") network = picked;
   }
-  const name = await promptName(io, () => t("payout:ke.name_prompt", { phone: shown() }));
+  const name = await promptName(io, "KE", () => t(voiced(voice, "ke.name_prompt"), { phone: shown() }));
   return draftOf(
     io,
     "KE",
@@ -59,7 +63,7 @@ async function kenyaPhone(io: FlowIo): Promise<Draft> {
   );
 }
 
-async function kenyaPaybill(io: FlowIo): Promise<Draft> {
+async function kenyaPaybill(io: FlowIo, voice: Voice): Promise<Draft> {
   const { t } = io;
   const paybill = await promptValue(
     io,
@@ -77,7 +81,7 @@ async function kenyaPaybill(io: FlowIo): Promise<Draft> {
       return parsed.ok ? parsed : { ok: false, error: t("payout:ke.bill_account_error") };
     },
   );
-  const name = await promptName(io, () => t("payout:ke.business_prompt"));
+  const name = await promptName(io, "KE", () => t(voiced(voice, "ke.business_prompt")));
   return draftOf(
     io,
     "KE",
@@ -89,7 +93,7 @@ async function kenyaPaybill(io: FlowIo): Promise<Draft> {
   );
 }
 
-async function kenyaTill(io: FlowIo): Promise<Draft> {
+async function kenyaTill(io: FlowIo, voice: Voice): Promise<Draft> {
   const { t } = io;
   const till = await promptValue(
     io,
@@ -99,7 +103,7 @@ async function kenyaTill(io: FlowIo): Promise<Draft> {
       return parsed.ok ? parsed : { ok: false, error: t("payout:ke.till_error") };
     },
   );
-  const name = await promptName(io, () => t("payout:ke.business_prompt"));
+  const name = await promptName(io, "KE", () => t(voiced(voice, "ke.business_prompt")));
   // The spec's till shape has no name field: the name stays in our label only.
   return draftOf(io, "KE", { identifierType: "paytotill", identifiers: { accountNumber: till } }, name);
 }

@@ -12,6 +12,7 @@ import {
 } from "#src/bot/payout/prompts.js";
 import { ngBankSearch } from "#src/bot/payout/quote-orders.js";
 import { classifyEnquiryFailure, parseNgAccountNumber } from "#src/bot/payout/recipient.js";
+import { type Voice, voiced } from "#src/bot/payout/voice.js";
 import type { BankEntry } from "#src/bot/rules/banks.js";
 import { escapeHtml, quoteInput } from "#src/i18n/index.js";
 
@@ -28,19 +29,19 @@ interface Verified {
 
 type Next = { next: "bank" | "account"; notice?: string };
 
-export async function nigeriaRecipient(io: FlowIo): Promise<Draft> {
+export async function nigeriaRecipient(io: FlowIo, voice: Voice): Promise<Draft> {
   const { t } = io;
   let bank: BankEntry | undefined;
   let notice: string | undefined;
   for (;;) {
     if (!bank) {
-      bank = await pickBank(io, notice);
+      bank = await pickBank(io, voice, notice);
       notice = undefined;
     }
     const bankName = escapeHtml(bank.bankName.trim());
     const account = await promptText(
       io,
-      () => t("payout:ng.account_prompt", { bank: bankName }),
+      () => t(voiced(voice, "ng.account_prompt"), { bank: bankName }),
       (text) => {
         const parsed = parseNgAccountNumber(text);
         return parsed.ok
@@ -54,7 +55,7 @@ export async function nigeriaRecipient(io: FlowIo): Promise<Draft> {
       bank = undefined;
       continue;
     }
-    const verified = await enquire(io, bank, account.value);
+    const verified = await enquire(io, voice, bank, account.value);
     if ("next" in verified) {
       notice = verified.notice;
       if (verified.next === "bank") bank = undefined;
@@ -62,12 +63,12 @@ export async function nigeriaRecipient(io: FlowIo): Promise<Draft> {
     }
     await io.show(
       () =>
-        t("payout:ng.confirm_name", {
+        t(voiced(voice, "ng.confirm_name"), {
           name: escapeHtml(verified.accountName),
           bank: bankName,
           account: escapeHtml(verified.accountNumber),
         }),
-      () => actionsKeyboard(t, ["name_ok", "change"]),
+      () => actionsKeyboard(t, ["name_ok", "change"], voice),
     );
     const { data } = await askButton(io);
     if (data !== payoutAction("name_ok")) continue;
@@ -86,9 +87,9 @@ export async function nigeriaRecipient(io: FlowIo): Promise<Draft> {
 }
 
 /** Type part of the name ("gtb", "first bank", "kuda") or tap a popular bank. */
-async function pickBank(io: FlowIo, notice?: string): Promise<BankEntry> {
+async function pickBank(io: FlowIo, voice: Voice, notice?: string): Promise<BankEntry> {
   const { t } = io;
-  const prompt = () => t("payout:ng.bank_prompt");
+  const prompt = () => t(voiced(voice, "ng.bank_prompt"));
   const popular = () => popularBanksKeyboard(t);
   await io.show(() => withNotice(notice, prompt()), popular);
   for (;;) {
@@ -131,7 +132,12 @@ async function pickBank(io: FlowIo, notice?: string): Promise<BankEntry> {
 }
 
 /** Name enquiry with a way on for each failure (spec 7). */
-async function enquire(io: FlowIo, bank: BankEntry, accountNumber: string): Promise<Verified | Next> {
+async function enquire(
+  io: FlowIo,
+  voice: Voice,
+  bank: BankEntry,
+  accountNumber: string,
+): Promise<Verified | Next> {
   const { t } = io;
   const account = escapeHtml(accountNumber);
   const bankName = escapeHtml(bank.bankName.trim());
@@ -152,7 +158,7 @@ async function enquire(io: FlowIo, bank: BankEntry, accountNumber: string): Prom
       case "invalid_account":
         return {
           next: "account",
-          notice: t("payout:ng.enquiry.invalid_account", { account, bank: bankName }),
+          notice: t(voiced(voice, "ng.enquiry.invalid_account"), { account, bank: bankName }),
         };
       case "invalid_bank":
         return { next: "bank", notice: t("payout:ng.enquiry.invalid_bank", { bank: bankName }) };

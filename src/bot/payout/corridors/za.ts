@@ -1,6 +1,6 @@
 import type { FlowIo } from "#src/bot/flow/flow-io.js";
 import { payoutAction, payoutZaBankData } from "#src/bot/payout/callback-data.js";
-import { actionsKeyboard, zaBanksKeyboard } from "#src/bot/payout/keyboards.js";
+import { actionsKeyboard, zaBanksKeyboard, zaMatchesKeyboard } from "#src/bot/payout/keyboards.js";
 import {
   askButton,
   type Draft,
@@ -12,25 +12,26 @@ import {
 } from "#src/bot/payout/prompts.js";
 import { zaBanks } from "#src/bot/payout/quote-orders.js";
 import { parseZaAccountNumber } from "#src/bot/payout/recipient.js";
-import { matchZaBank } from "#src/bot/rules/banks.js";
+import { type Voice, voiced } from "#src/bot/payout/voice.js";
+import { matchZaBanks } from "#src/bot/rules/banks.js";
 import { escapeHtml, quoteInput } from "#src/i18n/index.js";
 
 /** South Africa: a bank from the API's ZA list, the account number and the account holder's name. */
-export async function southAfricaRecipient(io: FlowIo): Promise<Draft> {
+export async function southAfricaRecipient(io: FlowIo, voice: Voice): Promise<Draft> {
   const { t } = io;
-  const bankName = await pickZaBank(io);
-  const accountPrompt = () => t("payout:za.account_prompt", { bank: escapeHtml(bankName) });
+  const bankName = await pickZaBank(io, voice);
+  const accountPrompt = () => t(voiced(voice, "za.account_prompt"), { bank: escapeHtml(bankName) });
   const accountNumber = await promptValue(io, accountPrompt, (text) => {
     const parsed = parseZaAccountNumber(text);
     return parsed.ok
       ? parsed
       : { ok: false, error: t(`payout:za.account_error.${parsed.reason}`, { digits: parsed.count }) };
   });
-  const name = await promptName(io, () => t("payout:za.name_prompt"));
+  const name = await promptName(io, "ZA", () => t(voiced(voice, "za.name_prompt")));
   return draftOf(io, "ZA", { name, bankName, bankAccountNumber: accountNumber }, name);
 }
 
-async function pickZaBank(io: FlowIo): Promise<string> {
+async function pickZaBank(io: FlowIo, voice: Voice): Promise<string> {
   const { t } = io;
   for (;;) {
     const list = await io.call("za-banks", (deps) => zaBanks(deps));
@@ -43,28 +44,44 @@ async function pickZaBank(io: FlowIo): Promise<string> {
       await askButton(io);
       continue;
     }
-    const names = list.value;
-    const prompt = () => t("payout:za.bank_prompt");
-    const keyboard = () => zaBanksKeyboard(t, names);
-    await io.show(prompt, keyboard);
-    for (;;) {
-      const answer = await io.ask({ text: true, hint: () => t("payout:hint.buttons") });
-      if (answer.kind === "button") {
-        if (answer.data === payoutAction("retry")) break;
-        const index = payoutZaBankData.parse(answer.data)?.index;
-        const name = index === undefined ? undefined : names[index];
-        if (name) return name;
+    const name = await bankFromList(io, voice, list.value);
+    if (name) return name;
+  }
+}
+
+/**
+ * The bank, tapped in the list or typed: a fragment of one bank's name picks it, a fragment several share shows
+ * just those, and one nobody's name has says so above the whole list. Undefined: "try again" (read the list anew).
+ */
+async function bankFromList(io: FlowIo, voice: Voice, names: readonly string[]): Promise<string | undefined> {
+  const { t } = io;
+  const prompt = () => t(voiced(voice, "za.bank_prompt"));
+  const keyboard = () => zaBanksKeyboard(t, names);
+  await io.show(prompt, keyboard);
+  for (;;) {
+    const answer = await io.ask({ text: true, hint: () => t("payout:hint.buttons") });
+    if (answer.kind === "button") {
+      if (answer.data === payoutAction("retry")) return undefined;
+      if (answer.data === payoutAction("search")) {
+        await io.show(prompt, keyboard);
         continue;
       }
-      // Typing part of the name works too when it points at one bank.
-      const index = matchZaBank(names, answer.text);
+      const index = payoutZaBankData.parse(answer.data)?.index;
       const name = index === undefined ? undefined : names[index];
       if (name) return name;
-      const query = answer.text;
-      await io.show(
-        () => withNotice(t("payout:za.no_bank", { query: quoteInput(query) }), prompt()),
-        keyboard,
-      );
+      continue;
     }
+    const matches = matchZaBanks(names, answer.text);
+    const only = matches.length === 1 ? names[matches[0] ?? -1] : undefined;
+    if (only) return only;
+    const query = answer.text;
+    if (matches.length > 1) {
+      await io.show(
+        () => t("payout:za.bank_results", { query: quoteInput(query) }),
+        () => zaMatchesKeyboard(t, names, matches),
+      );
+      continue;
+    }
+    await io.show(() => withNotice(t("payout:za.no_bank", { query: quoteInput(query) }), prompt()), keyboard);
   }
 }

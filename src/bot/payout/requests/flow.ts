@@ -74,8 +74,8 @@ async function chooseWhatToAsk(
   paused: Awaited<ReturnType<typeof pausedCorridors>>,
 ): Promise<{ draft: Draft; minor: number }> {
   for (;;) {
-    const country = await chooseCountry(io, mins, io.t("request:create.intro"), paused);
-    const draft = await chooseRecipient(io, country);
+    const country = await chooseCountry(io, mins, io.t("request:create.intro"), paused, "requester");
+    const draft = await chooseRecipient(io, country, "requester");
     const minor = await askLocalAmount(io, draft, mins[draft.country]);
     if (minor !== undefined) return { draft, minor };
   }
@@ -112,16 +112,19 @@ async function askLocalAmount(
         ? { ok: true, value: checked.minor }
         : { ok: false, error: amountErrorText(io, checked, target, min()) };
     },
-    { keyboard: () => actionsKeyboard(t, ["change_recipient"]) },
+    { keyboard: () => actionsKeyboard(t, ["change_recipient"], "requester") },
   );
   if ("value" in answer) return answer.value;
   return answer.action === payoutAction("change_recipient") ? undefined : askLocalAmount(io, draft, minimum);
 }
 
-/** The request card (QR photo, caption with the link, Share and Cancel), then the menu. */
+/**
+ * The request card (QR photo, caption with the link, Share and Cancel), then the menu. The card is remembered: once
+ * the request is paid, it is edited to say so and loses its buttons (src/events/request-notices.ts).
+ */
 async function sendRequestCard(io: FlowIo, request: MoneyRequest): Promise<void> {
   const { t, locale } = io;
-  await io.telegram(async (outside) => {
+  const cardId = await io.telegram(async (outside) => {
     const card = requestCard(request, t, locale, outside.me.username);
     const photo = await outside.replyWithPhoto(new InputFile(card.png, "request.png"), {
       caption: card.caption,
@@ -131,4 +134,5 @@ async function sendRequestCard(io: FlowIo, request: MoneyRequest): Promise<void>
     await outside.reply(t("request:create.next"), { reply_markup: mainMenuKeyboard(t) });
     return photo.message_id;
   });
+  await io.call("request-card", (deps) => deps.store.requests.rememberCard(request.token, cardId));
 }

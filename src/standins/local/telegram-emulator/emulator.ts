@@ -163,7 +163,7 @@ export class TelegramEmulator {
     return this.updates.pending();
   }
 
-  /** Queue any update by hand (the driver covers messages, button presses and my_chat_member). */
+  /** Queue any update by hand (the driver covers messages, button presses, my_chat_member and chat_member). */
   pushUpdate(body: Omit<Update, "update_id">): Update {
     return this.updates.push(body);
   }

@@ -38,18 +38,42 @@ export class GroupDriver extends ActorChatDriver {
 
   /** Changes the bot's own status here and tells the bot with a my_chat_member update. */
   setBotStatus(status: MemberStatus, by?: Actor): void {
+    const { world } = this.host;
+    this.pushMemberChange("my_chat_member", world.bot, status, by ? userOf(by) : world.bot);
+  }
+
+  /**
+   * Promotes, demotes, restricts or removes a member (`by`: who did it, else the member themselves) and, as on
+   * Telegram, tells the bot with a chat_member update only when the bot is an administrator here (and asked for
+   * chat_member in allowed_updates).
+   */
+  setMemberStatus(actor: Actor, status: MemberStatus, by?: Actor): void {
+    const user = userOf(actor);
+    this.host.world.ensureUser(user);
+    const botStatus = this.state.members.get(this.host.world.bot.id);
+    if (botStatus === "administrator" || botStatus === "creator")
+      this.pushMemberChange("chat_member", user, status, by ? userOf(by) : user);
+    else this.state.members.set(user.id, status);
+  }
+
+  private pushMemberChange(
+    kind: "my_chat_member" | "chat_member",
+    user: User,
+    status: MemberStatus,
+    from: User,
+  ): void {
     const { world, updates } = this.host;
-    const old = this.state.members.get(world.bot.id) ?? "left";
-    this.state.members.set(world.bot.id, status);
+    const old = this.state.members.get(user.id) ?? "left";
+    this.state.members.set(user.id, status);
     const member = (value: MemberStatus) => ({
       status: value,
-      user: world.bot,
+      user,
       ...(value === "kicked" ? { until_date: 0 } : {}),
     });
     updates.push({
-      my_chat_member: {
+      [kind]: {
         chat: this.state.chat,
-        from: by ? userOf(by) : world.bot,
+        from,
         date: world.unixTime(),
         old_chat_member: member(old),
         new_chat_member: member(status),

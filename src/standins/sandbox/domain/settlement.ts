@@ -1,7 +1,7 @@
 import type { Core } from "#src/standins/sandbox/core.js";
 import * as ids from "#src/standins/sandbox/ids.js";
 import { payoutShouldFail } from "#src/standins/sandbox/schemas/beneficiary.js";
-import { currencyOf } from "#src/standins/sandbox/units.js";
+import { type Currency, currencyOf } from "#src/standins/sandbox/units.js";
 import { credit, debit } from "./account.ts";
 import { onLinkOrderPaid, settleLinkOrder } from "./paymentlinks.ts";
 import type { QuoteRecord, TransactionRecord } from "./state.ts";
@@ -90,6 +90,7 @@ function payout(core: Core, quote: QuoteRecord): TransactionRecord {
     amount: quote.amountInTarget,
     fees: 0,
     failureReason: fails ? FAILURE_REASON : undefined,
+    providerReference: fails ? undefined : providerReference(currency, core.clock.now()),
   });
   if (fails) {
     // The received funds stay in the target wallet.
@@ -103,6 +104,13 @@ function payout(core: Core, quote: QuoteRecord): TransactionRecord {
   }
   core.webhooks.emit("payment.sent", webhookTransaction(tx, quote.hash));
   return tx;
+}
+
+/** The reference the recipient's bank or wallet shows, for the rails whose shape is known. */
+function providerReference(currency: Currency, nowMs: number): string | undefined {
+  if (currency === "NGN") return ids.nipSessionId(nowMs);
+  if (currency === "KES") return ids.mpesaReceipt(nowMs);
+  return undefined;
 }
 
 function confirmOnchain(core: Core, tx: TransactionRecord, quote: QuoteRecord): void {

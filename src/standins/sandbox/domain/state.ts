@@ -122,6 +122,11 @@ export interface TransactionRecord {
   memo?: string;
   onchain?: OnchainInfo;
   failureReason?: string;
+  /**
+   * What the recipient's side shows for a paid payout: the NIP session id of a naira transfer, the M-Pesa receipt
+   * of a shilling one (api views: `nipSessionId`, `mpesaReceiptNumber`).
+   */
+  providerReference?: string;
   createdAt: number;
   updatedAt: number;
 }

@@ -22,6 +22,14 @@ function transactionCore(tx: TransactionRecord) {
   };
 }
 
+/** A paid payout's reference on the recipient's side, under the name its rail gives it. */
+function providerReference(tx: TransactionRecord): Record<string, string> {
+  if (tx.providerReference === undefined) return {};
+  return tx.currency === "KES"
+    ? { mpesaReceiptNumber: tx.providerReference }
+    : { nipSessionId: tx.providerReference };
+}
+
 /** Context metadata (webhook variant unless `rest`); NGN REST metadata is exactly spec 2.3. */
 function contextMetadata(tx: TransactionRecord, rest: boolean): Record<string, unknown> {
   const b = tx.beneficiary;
@@ -39,6 +47,7 @@ function contextMetadata(tx: TransactionRecord, rest: boolean): Record<string, u
         bankAccountNumber: bank?.bankAccountNumber ?? null,
         customerInternalFee: tx.customerInternalFee,
         ...(rest ? {} : reference),
+        ...(rest ? {} : providerReference(tx)),
         ...stamps,
       };
     }
@@ -136,6 +145,7 @@ export function webhookTransaction(tx: TransactionRecord, quoteHash: string) {
             identifierType: kes?.identifierType ?? null,
             phoneNumber: kes?.phoneNumber ?? kes?.tillNumber ?? kes?.paybillNumber ?? null,
             reference: quoteHash,
+            ...providerReference(tx),
           };
     return { id: tx.id, amount: tx.amount, currency: tx.currency, status: tx.status, metadata };
   }
@@ -168,6 +178,7 @@ export function transactionDetail(core: Core, tx: TransactionRecord) {
       bankName,
       bankAccountNumber,
       reference: tx.ref,
+      ...providerReference(tx),
       customerInternalFee: tx.customerInternalFee,
       ...(tx.onchain
         ? {

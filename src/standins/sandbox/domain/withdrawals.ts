@@ -80,8 +80,6 @@ export function withdrawBtc(core: Core, body: z.output<typeof withdrawBtcRequest
     throw badRequest("Amountless invoices are not supported: the invoice must carry an amount");
   if (decoded.expiresAt * 1000 <= core.clock.now()) throw badRequest("Invoice expired");
   const internal = sandboxQuoteFor(core, decoded.paymentHash);
-  if (internal?.paidAt !== undefined) throw badRequest("Invoice already paid");
-  if (internal && internal.expiresAt <= core.clock.now()) throw badRequest("Invoice expired");
   const amount = decoded.amountSats;
   if (core.state.account.wallets.BTC.balance < BigInt(amount)) throw badRequest("Insufficient Balance");
   debit(core.state, "BTC", amount);
@@ -104,13 +102,45 @@ export function withdrawBtc(core: Core, body: z.output<typeof withdrawBtcRequest
   return {
     tx,
     settle: () => {
-      tx.status = "SUCCESS";
+      // Decided when the payment is made, so a second withdrawal to a quote's invoice finds it paid.
+      const failure = lightningFailure(core, internal, decoded.description, amount);
+      tx.status = failure ? "FAILED" : "SUCCESS";
       tx.updatedAt = core.clock.now();
+      if (failure) {
+        tx.failureReason = failure;
+        credit(core.state, "BTC", amount);
+      }
       core.webhooks.emit("payment.sent", webhookTransaction(tx, tx.hash));
       // Paying one of the sandbox's own quote invoices pays that quote, as Lightning would.
-      if (internal && internal.paidAt === undefined) payIn(core, internal)();
+      if (!failure && internal) payIn(core, internal)();
     },
   };
+}
+
+/** What makes the sandbox's Lightning node fail a payment (docs/sandbox.md, "Lightning withdrawals"). */
+export const NO_ROUTE_DESCRIPTION = "[no route]";
+
+/**
+ * Why a Lightning payment fails, or undefined when it goes through. An invoice carrying the payment hash of one of
+ * the sandbox's own quotes reaches that quote's node: it settles only while the quote is open and only for the
+ * quote's exact sats (a node never accepts a wrong amount for a hash it knows, nor a second payment). Any other
+ * invoice is an outside wallet's, paid unless its description asks for no route.
+ */
+function lightningFailure(
+  core: Core,
+  internal: QuoteRecord | undefined,
+  description: string,
+  amount: number,
+): string | undefined {
+  if (internal) {
+    if (internal.paidAt !== undefined) return "Payment failed: the invoice is already paid";
+    if (internal.expiresAt <= core.clock.now()) return "Payment failed: the invoice has expired";
+    if (internal.total !== amount) return "Payment failed: incorrect payment details";
+    return undefined;
+  }
+  return description.includes(NO_ROUTE_DESCRIPTION)
+    ? "Payment failed: no route to the destination"
+    : undefined;
 }
 
 function sandboxQuoteFor(core: Core, paymentHash: string): QuoteRecord | undefined {

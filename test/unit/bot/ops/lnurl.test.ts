@@ -1,26 +1,36 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resolveDestination } from "#src/bot/ops/refund/destination.js";
 import { invoiceForAddress, type LnurlError, parseLightningAddress } from "#src/bot/ops/refund/lnurl.js";
+import { loadConfig } from "#src/config.js";
+import { createLogger } from "#src/log/logger.js";
 import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
+import { FORBIDDEN_ADDRESSES, familyOf } from "../../../support/forbidden-addresses.ts";
 import { LNURL_METADATA, type LnurlServer, startLnurlServer } from "../../../support/lnurl-server.ts";
+import { PUBLIC_V4 } from "../../../support/public-https-server.ts";
 
-/** The LNURL-pay resolver against a real local HTTP server that answers badly in every way a stranger's server may. */
+/**
+ * The LNURL-pay resolver against a real local HTTPS server (reached as wallet.test through the guarded fetch's
+ * injected resolver) that answers badly in every way a stranger's server may.
+ */
 describe("Lightning address → invoice (LNURL-pay)", () => {
   let server: LnurlServer;
-  const options = { allowHttpLoopback: true, timeoutMs: 1_000 };
+  let options: { timeoutMs: number; network: LnurlServer["network"] };
   const amountMsat = 2_500_000n;
 
   beforeAll(async () => {
     server = await startLnurlServer();
+    options = { timeoutMs: 1_000, network: server.network };
   });
   afterAll(async () => {
     await server?.close();
   });
   beforeEach(() => {
     server.override = undefined;
+    server.dns.delete("evil.test");
   });
 
-  const address = () => parseLightningAddress(server.address("alice"), options)!;
+  const address = () => parseLightningAddress(server.address("alice"))!;
   const failure = async (promise: Promise<unknown>) => {
     try {
       await promise;
@@ -39,6 +49,13 @@ describe("Lightning address → invoice (LNURL-pay)", () => {
       timestamp: Math.floor(Date.now() / 1000),
       expirySeconds: 3600,
     });
+  const payRequest = (callback: string) => ({
+    tag: "payRequest",
+    callback,
+    minSendable: 1_000,
+    maxSendable: 100_000_000,
+    metadata: LNURL_METADATA,
+  });
   /** Answer `path` with `body` (a string is sent as is). */
   const answer = (path: string, body: unknown, status = 200, headers: Record<string, string> = {}) => {
     server.override = (_request, response, url) => {
@@ -49,17 +66,15 @@ describe("Lightning address → invoice (LNURL-pay)", () => {
     };
   };
 
-  it("parses addresses strictly; loopback hosts only when allowed", () => {
+  it("parses addresses strictly: a user and a host name, no port", () => {
     expect(parseLightningAddress("Ada@Wallet.Example")).toEqual({ user: "ada", domain: "wallet.example" });
     expect(parseLightningAddress("lightning:ada@wallet.example")).toEqual({
       user: "ada",
       domain: "wallet.example",
     });
     expect(parseLightningAddress("ada@127.0.0.1:4000")).toBeUndefined();
-    expect(parseLightningAddress("ada@127.0.0.1:4000", { allowHttpLoopback: true })).toEqual({
-      user: "ada",
-      domain: "127.0.0.1:4000",
-    });
+    expect(parseLightningAddress("ada@wallet.example:8443")).toBeUndefined();
+    expect(parseLightningAddress("ada@[::1]")).toBeUndefined();
     for (const bad of [
       "ada",
       "@wallet.example",
@@ -79,6 +94,12 @@ describe("Lightning address → invoice (LNURL-pay)", () => {
       createHash("sha256").update(LNURL_METADATA, "utf8").digest("hex"),
     );
     expect(server.requests.slice(-2)).toEqual(["GET /.well-known/lnurlp/alice", "GET /cb?amount=2500000"]);
+    // Each request resolved its host once and connected to the address that was checked.
+    expect(server.lookups.slice(-2)).toEqual(["wallet.test", "wallet.test"]);
+    expect(server.dialled.slice(-2)).toEqual([
+      { address: PUBLIC_V4, family: 4 },
+      { address: PUBLIC_V4, family: 4 },
+    ]);
   });
 
   it("refuses an invoice for another amount or committing to other metadata", async () => {
@@ -108,26 +129,59 @@ describe("Lightning address → invoice (LNURL-pay)", () => {
       metadata: "[]",
     });
     expect(await failure(invoiceForAddress(address(), amountMsat, options))).toBe("amount_out_of_range");
-    answer(first, "", 302, { location: "http://evil.example/.well-known/lnurlp/alice" });
+    answer(first, "", 302, { location: `${server.url}/.well-known/lnurlp/bob` });
     expect(await failure(invoiceForAddress(address(), amountMsat, options))).toBe("http_status");
     answer(first, { status: "ERROR" }, 404);
     expect(await failure(invoiceForAddress(address(), amountMsat, options))).toBe("http_status");
   });
 
-  it("refuses a callback over plain http to a host that is not loopback, and plain http at all when not allowed", async () => {
-    answer("/.well-known/lnurlp/alice", {
-      tag: "payRequest",
-      callback: "http://wallet.example/cb",
-      minSendable: 1_000,
-      maxSendable: 100_000_000,
-      metadata: LNURL_METADATA,
-    });
+  it("refuses a callback over plain http", async () => {
+    answer("/.well-known/lnurlp/alice", payRequest("http://wallet.test/cb"));
     expect(await failure(invoiceForAddress(address(), amountMsat, options))).toBe("insecure_url");
-    server.override = undefined;
-    // Without the test option the same address is only ever tried over https (the plain-http server cannot answer).
-    const seen = server.requests.length;
-    expect(await failure(invoiceForAddress(address(), amountMsat, { timeoutMs: 1_000 }))).toBe("unreachable");
-    expect(server.requests).toHaveLength(seen);
+    expect(server.requests.at(-1)).toBe("GET /.well-known/lnurlp/alice");
+  });
+
+  it("refuses an address whose host is not public, literal or by name, before any connection", async () => {
+    const before = server.connections;
+    for (const literal of [
+      "127.0.0.1",
+      "127.1",
+      "0x7f.1",
+      "10.0.0.1",
+      "169.254.169.254",
+      "100.100.100.200",
+    ]) {
+      const probe = parseLightningAddress(`probe@${literal}`);
+      expect(probe, literal).toBeDefined();
+      expect(await failure(invoiceForAddress(probe!, amountMsat, options)), literal).toBe("forbidden_host");
+    }
+    for (const [what, bad] of FORBIDDEN_ADDRESSES) {
+      server.dns.set("evil.test", [{ address: bad, family: familyOf(bad) }]);
+      const probe = parseLightningAddress("probe@evil.test")!;
+      expect(await failure(invoiceForAddress(probe, amountMsat, options)), what).toBe("forbidden_host");
+    }
+    expect(server.connections).toBe(before);
+    expect(server.requests).not.toContain("GET /.well-known/lnurlp/probe");
+  });
+
+  it("refuses a callback whose host is not public, literal or by name, before connecting to it", async () => {
+    for (const [what, bad] of FORBIDDEN_ADDRESSES) {
+      const literal = familyOf(bad) === 6 ? `[${bad}]` : bad;
+      server.dns.set("evil.test", [
+        { address: PUBLIC_V4, family: 4 },
+        { address: bad, family: familyOf(bad) },
+      ]);
+      for (const callback of [`https://${literal}/cb`, "https://evil.test/cb"]) {
+        answer("/.well-known/lnurlp/alice", payRequest(callback));
+        const before = server.connections;
+        expect(await failure(invoiceForAddress(address(), amountMsat, options)), `${what}: ${callback}`).toBe(
+          "forbidden_host",
+        );
+        // One connection: the payRequest's. The callback was refused before connecting.
+        expect(server.connections, `${what}: ${callback}`).toBe(before + 1);
+        expect(server.requests.at(-1)).toBe("GET /.well-known/lnurlp/alice");
+      }
+    }
   });
 
   it("stops reading an oversized body, declared or streamed", async () => {
@@ -141,6 +195,34 @@ describe("Lightning address → invoice (LNURL-pay)", () => {
       return true;
     };
     expect(await failure(invoiceForAddress(address(), amountMsat, options))).toBe("too_large");
+  });
+
+  it("the refund flow tells the user about a host that is not public as about one that does not answer", async () => {
+    const logged: Array<{ failure?: string }> = [];
+    const deps = {
+      config: loadConfig({}),
+      logger: createLogger({
+        level: "info",
+        pretty: false,
+        destination: { write: (line: string) => logged.push(JSON.parse(line)) },
+      }),
+      outbound: server.network,
+    };
+    const expected = { amountSats: 2_500, now: Date.now() };
+    const before = server.connections;
+    for (const text of ["probe@127.0.0.1", "probe@nowhere.test"]) {
+      expect(await resolveDestination(deps, text, expected), text).toEqual({
+        ok: false,
+        problem: "address_failed",
+      });
+    }
+    expect(logged.map((line) => line.failure)).toEqual(["forbidden_host", "unreachable"]);
+    expect(server.connections).toBe(before);
+    expect(await resolveDestination(deps, server.address("alice"), expected)).toMatchObject({
+      ok: true,
+      destinationKind: "address",
+      destination: "alice@wallet.test",
+    });
   });
 
   it("gives up on a server that never answers", async () => {

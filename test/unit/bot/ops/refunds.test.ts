@@ -9,7 +9,7 @@ import { ConfigError, loadConfig, parseSupportContact } from "#src/config.js";
 import { silentLogger } from "#src/log/logger.js";
 import { refundableSats } from "#src/orders/index.js";
 import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
-import { type OrderRecord, RefundRepository } from "#src/store/index.js";
+import { keys, type OrderRecord, RefundRepository } from "#src/store/index.js";
 import { freshRedis } from "../../../support/redis.ts";
 
 const NOW = 1_800_000_000_000;
@@ -54,7 +54,7 @@ describe("refund invoice checks", () => {
 
 describe("what the user sends for a refund", () => {
   const deps = {
-    config: loadConfig({ LNURL_ALLOW_HTTP_LOOPBACK: "true" }),
+    config: loadConfig({}),
     logger: silentLogger(),
   };
   const expected = { amountSats: 5_000, now: NOW };
@@ -139,6 +139,7 @@ describe("the refund gate in Redis", () => {
     destinationKind: "invoice" as const,
     destination: "lntbs…",
     invoice: "lntbs1",
+    paymentHash: `hash-${orderId}`,
     invoiceExpiresAt: NOW,
     now: NOW,
   });
@@ -173,10 +174,24 @@ describe("the refund gate in Redis", () => {
     expect(await refunds.move("missing", ["paying"], "sent")).toBe("missing");
   });
 
-  it("finds a refund by its withdrawal's transaction id or payment hash", async () => {
-    await refunds.linkTransaction("hash-3", "o-3");
-    expect((await refunds.findByTransaction("hash-3"))?.orderId).toBe("o-3");
+  it("finds a refund by its withdrawal's transaction id or its own invoice's payment hash", async () => {
+    await refunds.linkTransaction("tx-3", "o-3");
+    expect((await refunds.findByTransaction("tx-3"))?.orderId).toBe("o-3");
     expect(await refunds.findByTransaction("nothing")).toBeUndefined();
+    expect((await refunds.findByHash("hash-o-3"))?.orderId).toBe("o-3");
+    expect(await refunds.findByHash("hash-o-9")).toBeUndefined();
+  });
+
+  it("refuses an invoice whose payment hash is an order's or another order's refund's", async () => {
+    await redis.set(keys.orderByHash("hash-of-an-order"), "o-unpaid");
+    expect(await refunds.open({ ...input("o-4"), paymentHash: "hash-of-an-order" })).toBe("hash_known");
+    expect(await refunds.open({ ...input("o-4"), paymentHash: "hash-o-3" })).toBe("hash_known");
+    expect(await refunds.get("o-4")).toBeUndefined();
+    expect(await refunds.hashKnown("hash-of-an-order", "o-4")).toBe(true);
+    expect(await refunds.hashKnown("hash-o-3", "o-4")).toBe(true);
+    // The same order may try its own invoice again after a failure: the hash still settles that refund alone.
+    expect(await refunds.hashKnown("hash-o-3", "o-3")).toBe(false);
+    expect(await refunds.open(input("o-4"))).toBe("opened");
   });
 });
 
@@ -209,18 +224,12 @@ describe("SUPPORT_CONTACT and the refund settings", () => {
     expect(() => loadConfig({ SUPPORT_CONTACT: "call us" })).toThrow(ConfigError);
   });
 
-  it("has a threshold default and never allows plain-http lookups in production", () => {
-    expect(loadConfig({}).refunds).toEqual({ approvalThresholdSats: 100_000, allowHttpLoopback: false });
+  it("has a threshold default, and no setting that loosens Lightning-address lookups", () => {
+    expect(loadConfig({}).refunds).toEqual({ approvalThresholdSats: 100_000 });
+    expect(loadConfig({ LNURL_ALLOW_HTTP_LOOPBACK: "true" }).refunds).toEqual({
+      approvalThresholdSats: 100_000,
+    });
     expect(loadConfig({ REFUND_APPROVAL_THRESHOLD_SATS: "0" }).refunds.approvalThresholdSats).toBe(0);
     expect(() => loadConfig({ REFUND_APPROVAL_THRESHOLD_SATS: "-1" })).toThrow(ConfigError);
-    let caught: unknown;
-    try {
-      loadConfig({ PAYOUT_ENV: "production", LNURL_ALLOW_HTTP_LOOPBACK: "true" });
-    } catch (error) {
-      caught = error;
-    }
-    expect((caught as ConfigError).problems).toContain(
-      "LNURL_ALLOW_HTTP_LOOPBACK must not be true when PAYOUT_ENV=production",
-    );
   });
 });

@@ -4,7 +4,7 @@ import {
   BANK_ALIASES,
   type BankEntry,
   createBankSearch,
-  matchZaBank,
+  matchZaBanks,
   POPULAR_BANKS,
 } from "#src/bot/rules/banks.js";
 
@@ -89,12 +89,15 @@ describe("NGN bank search", () => {
 
 describe("ZA bank pick by name", () => {
   const names = ["ABSA", "CAPITEC BANK", "CAPITEC BUSINESS BANK", "FNB", "NEDBANK", "STANDARD BANK"];
-  it("takes an exact or unique match only", () => {
-    expect(matchZaBank(names, "fnb")).toBe(3);
-    expect(matchZaBank(names, "capitec bank")).toBe(1);
-    expect(matchZaBank(names, "ned")).toBe(4);
-    expect(matchZaBank(names, "capitec")).toBeUndefined();
-    expect(matchZaBank(names, "bank")).toBeUndefined();
-    expect(matchZaBank(names, "x")).toBeUndefined();
+  it("finds the one bank a whole name or a unique fragment points at", () => {
+    expect(matchZaBanks(names, "fnb")).toEqual([3]);
+    expect(matchZaBanks(names, "capitec bank")).toEqual([1]);
+    expect(matchZaBanks(names, "ned")).toEqual([4]);
+  });
+  it("lists every bank a shared fragment matches, and none for nothing or one letter", () => {
+    expect(matchZaBanks(names, "capitec")).toEqual([1, 2]);
+    expect(matchZaBanks(names, "Bank")).toEqual([1, 2, 4, 5]);
+    expect(matchZaBanks(names, "zzz")).toEqual([]);
+    expect(matchZaBanks(names, "x")).toEqual([]);
   });
 });
