@@ -127,6 +127,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     languageOf,
     metrics,
     webhookSecret: options.payout.webhookSecret,
+    previousWebhookSecret: config.payout.previousWebhookSecret,
     allowUnsigned: config.payout.allowUnsignedWebhooks,
     reconcileEveryMs: options.reconcileEveryMs,
     now: deps.now,
@@ -171,6 +172,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       ? { metrics: { registry: metrics.registry, token: config.http.metrics.token } }
       : {}),
   });
+  metrics.setRefundSource(() => store.refunds.countOpen());
   const { port: metricsPort, host: metricsHost } = config.http.metrics;
   const metricsServer =
     metricsPort === undefined

@@ -119,6 +119,7 @@ const configSchema = z
       z.enum(["sandbox", "staging", "production"]).default("sandbox"),
     ),
     PAYOUT_WEBHOOK_SECRET: optionalString,
+    PAYOUT_WEBHOOK_SECRET_PREVIOUS: optionalString,
     WEBHOOK_ALLOW_UNSIGNED: booleanFlag(false),
     BITCOIN_NETWORK: z.preprocess(emptyToUndefined, z.enum(["mainnet", "testnet", "signet"]).optional()),
     PAYMENT_LINK_LIGHTNING: z.preprocess(
@@ -232,6 +233,7 @@ const configSchema = z
         apiKey: env.PAYOUT_API_KEY,
         env: env.PAYOUT_ENV,
         webhookSecret: env.PAYOUT_WEBHOOK_SECRET,
+        previousWebhookSecret: env.PAYOUT_WEBHOOK_SECRET_PREVIOUS,
         allowUnsignedWebhooks: env.WEBHOOK_ALLOW_UNSIGNED,
         embeddedSandbox: sandboxEmbedded,
       },

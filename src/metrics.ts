@@ -10,6 +10,8 @@ export type WebhookOutcome = "accepted" | "duplicate" | "forged" | "malformed" |
 
 /** Job counts of one queue, read at scrape time. */
 type QueueCountsSource = () => Promise<Record<string, Record<string, number>>>;
+/** Open refunds by state, read at scrape time. */
+type RefundCountsSource = () => Promise<Record<string, number>>;
 
 export interface Metrics {
   registry: Registry;
@@ -32,6 +34,11 @@ export interface Metrics {
    * unregister function that only clears the source if it is still this one.
    */
   setQueueSource(source: QueueCountsSource): () => void;
+  /**
+   * Register where payoutbot_refunds_open{state} reads its numbers (the app does, with the store): refunds not
+   * finished, by state — awaiting_approval waits for an ops admin, uncertain for ops to check.
+   */
+  setRefundSource(source: RefundCountsSource): void;
 }
 
 /**
@@ -44,6 +51,7 @@ export function createMetrics(options: { defaultMetrics?: boolean; prefix?: stri
   const prefix = options.prefix ?? "payoutbot_";
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
   let source: QueueCountsSource | undefined;
+  let refundSource: RefundCountsSource | undefined;
 
   // One scrape reads the counts once and both gauges share it.
   let pending: Promise<Record<string, Record<string, number>>> | undefined;
@@ -83,6 +91,20 @@ export function createMetrics(options: { defaultMetrics?: boolean; prefix?: stri
       const counts = await readCounts();
       this.reset();
       for (const [queue, states] of Object.entries(counts)) this.set({ queue }, states.failed ?? 0);
+    },
+  });
+
+  new Gauge({
+    name: `${prefix}refunds_open`,
+    help: "Refunds not finished, by state: awaiting_approval waits for an ops admin, uncertain for ops to check",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    async collect() {
+      // A failed read leaves the last numbers rather than zeros that would look like "nothing waiting".
+      const counts = await refundSource?.().catch(() => undefined);
+      if (!counts) return;
+      this.reset();
+      for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
     },
   });
 
@@ -139,6 +161,9 @@ export function createMetrics(options: { defaultMetrics?: boolean; prefix?: stri
     }),
     queueDepth,
     deadLetters,
+    setRefundSource(next) {
+      refundSource = next;
+    },
     setQueueSource(next) {
       source = next;
       return () => {

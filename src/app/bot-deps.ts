@@ -34,7 +34,7 @@ export async function createBotDeps(
     ...(serverClock ? { clock: serverClock } : {}),
     observe: observePayoutApi(metrics),
   });
-  const store = createStore(redis);
+  const store = createStore(redis, now);
   const translator = await createTranslator({ logger, supportContact: config.support.contact?.label });
   const accountLanguage = new AccountLanguage(
     async () => (await api.getUser()).account?.settings?.language,

@@ -15,6 +15,7 @@ export const USER_COMMANDS = [
   "repeats",
   "price",
   "language",
+  "myid",
   "help",
   "cancel",
 ] as const;

@@ -1,6 +1,7 @@
 import { rateAlertsFeature } from "./account/alerts/feature.ts";
 import { historyFeature } from "./account/history.ts";
 import { languageFeature } from "./account/language.ts";
+import { myIdFeature } from "./account/myid.ts";
 import { priceFeature } from "./account/price.ts";
 import { receiptFeature } from "./account/receipt.ts";
 import { recipientsFeature } from "./account/recipients.ts";
@@ -30,6 +31,7 @@ export function allFeatures(_deps: BotDeps): Feature[] {
     requestsFeature(), // its /start req_<token> and /start request run before welcome's /start too
     { name: "welcome", composer: welcomeFeature() },
     { name: "language", composer: languageFeature() },
+    myIdFeature(), // anyone, in any chat: the ids ADMIN_USER_IDS and ADMIN_CHAT_ID take
     historyFeature(),
     recipientsFeature(),
     repeatsFeature(),

@@ -21,7 +21,7 @@ import { formatCountdown } from "./payout/quote-rules.ts";
  */
 type RecoveryDeps = Pick<
   BotDeps,
-  "api" | "store" | "translator" | "accountLanguage" | "config" | "logger"
+  "api" | "store" | "translator" | "accountLanguage" | "config" | "logger" | "now"
 > & {
   telegram: Api;
 };
@@ -35,7 +35,8 @@ export function createDeliverMissing(deps: RecoveryDeps): DeliverMissing {
     const locale = intlLocale(language);
     const sent: RecoveredMessages = {};
     try {
-      const payable = order.stage === "awaiting_payment" && Date.parse(order.expiresAt) > Date.now();
+      // The deadline is the API's, so the API's clock says whether it is still payable.
+      const payable = order.stage === "awaiting_payment" && Date.parse(order.expiresAt) > deps.now();
       if (order.kind === "payout" && payable && !order.invoiceMessageId) {
         const invoice = await invoiceOf(deps, order);
         if (invoice) sent.invoiceMessageId = await sendInvoice(deps, order, invoice, t, locale);
@@ -87,7 +88,7 @@ async function sendInvoice(
     caption: t("payout:invoice.caption", {
       amount: escapeHtml(formatMoney(order.pay.amount, "BTCSAT", locale)),
       time: formatExpiryTime(order, locale),
-      countdown: formatCountdown(Date.parse(order.expiresAt) - Date.now()),
+      countdown: formatCountdown(Date.parse(order.expiresAt) - deps.now()),
       code: order.verificationCode,
     }),
     parse_mode: "HTML",

@@ -112,6 +112,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
 
   const webhookHandler = createWebhookReceiver({
     secret: deps.webhookSecret,
+    previousSecret: deps.previousWebhookSecret,
     allowUnsigned: deps.allowUnsigned ?? false,
     parseEvent: (json) => {
       const parsed = parseWebhookEvent(json);

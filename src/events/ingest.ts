@@ -154,7 +154,8 @@ export function createIngestProcessor(deps: IngestDeps) {
               ? [{ state: { stage: "payment_received" as const }, onlyAfter: "awaiting_payment" as const }]
               : []),
             ...confirmationSteps(previousConfirmations, order).map((state) => ({ state })),
-            { state: order },
+            // A quote its owner cancelled shows nothing more (its card says so already); only a payment does.
+            ...(order.stage === "cancelled" ? [] : [{ state: order }]),
           ],
           mark,
         },

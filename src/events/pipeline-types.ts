@@ -32,6 +32,8 @@ export interface EventsPipelineDeps {
   languageOf: (userId: number, user?: UserRecord) => Promise<LanguageCode>;
   metrics?: Metrics;
   webhookSecret?: string;
+  /** Also accepted on incoming webhooks during a secret rotation (receiver.ts). */
+  previousWebhookSecret?: string;
   allowUnsigned?: boolean;
   onAlert?: (alert: OpsAlert) => unknown;
   onPaymentLinkEvent?: (event: PaymentLinkEvent) => unknown;

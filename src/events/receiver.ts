@@ -20,6 +20,11 @@ import { checkWebhookSignature } from "./signature.ts";
 interface ReceiverDeps {
   /** Registered webhook secret; without one only `allowUnsigned` lets events in. */
   secret: string | undefined;
+  /**
+   * A second secret accepted, never registered (PAYOUT_WEBHOOK_SECRET_PREVIOUS): during a rotation, deliveries
+   * signed with the old secret (in flight, retried, or from processes not yet restarted) still get in.
+   */
+  previousSecret?: string | undefined;
   /** Sandbox/local only: accept deliveries that carry no signature at all (a wrong signature is still refused). */
   allowUnsigned: boolean;
   /**
@@ -79,7 +84,7 @@ export function createWebhookReceiver(deps: ReceiverDeps): RawRequestHandler {
       json = undefined;
     }
     const envelope = asEnvelope(json);
-    const signature = checkWebhookSignature(rawBody, headers, deps.secret);
+    const signature = checkSignature(deps, rawBody, headers);
     const authentic = signature === "valid" || (signature === "missing" && deps.allowUnsigned);
     if (envelope?.event === "ping") {
       // Answered whatever its signature says (notes 11), but only a ping that proves its sender is a sign of life:
@@ -172,6 +177,16 @@ async function release(deps: ReceiverDeps, digest: string, token: string): Promi
     // The claim expires on its own; the sender's retries are answered 503 until it does.
     deps.logger.warn({ err: error }, "webhook claim not released; it expires");
   }
+}
+
+/** The registered secret first; the previous one only when the registered one does not match. */
+function checkSignature(deps: ReceiverDeps, rawBody: Buffer, headers: RawRequest["headers"]) {
+  const signature = checkWebhookSignature(rawBody, headers, deps.secret);
+  if (signature !== "invalid" || !deps.previousSecret) return signature;
+  const previous = checkWebhookSignature(rawBody, headers, deps.previousSecret);
+  // Says when the provider has moved to the new secret: once these stop, the previous one can go.
+  if (previous === "valid") deps.logger.info("webhook signed with the previous secret");
+  return previous;
 }
 
 function asEnvelope(json: unknown): { event: string; data: unknown } | undefined {

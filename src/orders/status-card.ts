@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
 import { escapeHtml } from "#src/i18n/index.js";
-import { formatClock, formatMoney, isCurrencyCode } from "#src/money/index.js";
+import { type Country, formatClock, formatMoney, isCurrencyCode } from "#src/money/index.js";
 import type { OrderRecord, OrderStage } from "#src/store/order-record.js";
 import { receiptCallbackData, requoteCallbackData } from "./callback-data.ts";
 import { FAILURE_REASONS, REQUIRED_CONFIRMATIONS } from "./mapping.ts";
@@ -26,6 +26,20 @@ export function formatOrderMoney(money: { amount: number; currency: string }, lo
 export function formatExpiryTime(order: Pick<OrderRecord, "expiresAt" | "corridor">, locale: string): string {
   const ms = Date.parse(order.expiresAt);
   return escapeHtml(Number.isNaN(ms) ? order.expiresAt : formatClock(ms, locale, order.corridor));
+}
+
+/**
+ * When the order was cancelled ("07:18 EAT", stamped on the API's clock), on `clock`: the order's corridor's, or
+ * the one the reader chose (/history).
+ */
+export function formatCancelTime(
+  order: Pick<OrderRecord, "cancelledAt" | "updatedAt" | "corridor">,
+  locale: string,
+  clock: Country = order.corridor,
+): string {
+  const at = order.cancelledAt ?? order.updatedAt;
+  const ms = Date.parse(at);
+  return escapeHtml(Number.isNaN(ms) ? at : formatClock(ms, locale, clock));
 }
 
 /** Keys that have a `_buy` variant in status.json (buy orders pay naira and receive bitcoin). */
@@ -105,7 +119,8 @@ export function renderStatusCard(order: OrderRecord, t: TFunction, locale: strin
     "",
   ];
   const stageKey = order.stage === "payout_sent" && order.kind === "buy" ? "payout_sent_buy" : order.stage;
-  lines.push(t(`status:stage.${stageKey}`));
+  const cancelled = order.stage === "cancelled" ? { time: formatCancelTime(order, locale) } : {};
+  lines.push(t(`status:stage.${stageKey}`, cancelled));
   let keyboard: InlineKeyboard | undefined;
   const recipient = escapeHtml(order.recipientLabel);
 
@@ -152,6 +167,10 @@ export function renderStatusCard(order: OrderRecord, t: TFunction, locale: strin
       lines.push(variant(t, "status:detail.expired", order, { time: formatExpiryTime(order, locale) }));
       keyboard = newQuoteKeyboard(order, t);
       break;
+    case "cancelled":
+      lines.push(t("status:detail.cancelled"));
+      keyboard = newQuoteKeyboard(order, t);
+      break;
   }
   return keyboard ? { text: lines.join("\n"), keyboard } : { text: lines.join("\n") };
 }
@@ -178,6 +197,9 @@ export function renderNotification(
     case "failed":
     case "expired":
       return t(`status:notify.${stage}`, values);
+    case "cancelled":
+      // Its owner dropped it themselves: nothing to buzz about.
+      return undefined;
   }
 }
 

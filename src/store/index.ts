@@ -110,12 +110,13 @@ export interface Store {
   ping(): Promise<unknown>;
 }
 
-export function createStore(redis: Redis): Store {
+/** `now`: the app's clock (the payout API's, `BotDeps.now`), which orders are stamped with. */
+export function createStore(redis: Redis, now: () => number = Date.now): Store {
   const updateReads = new UpdateReads(redis, SETTINGS_READ_AHEAD);
   const heldWrites = new HeldWrites();
   const users = new UserRepository(redis, updateReads);
   const outbox = new Outbox(redis);
-  const orders = new OrderRepository(redis, updateReads, outbox);
+  const orders = new OrderRepository(redis, updateReads, outbox, now);
   return {
     users,
     orders,

@@ -12,6 +12,7 @@ export const ORDER_STAGES = [
   "completed",
   "failed",
   "expired",
+  "cancelled",
 ] as const;
 export type OrderStage = (typeof ORDER_STAGES)[number];
 
@@ -22,8 +23,16 @@ export const STAGE_RANK: Record<OrderStage, number> = {
   completed: 3,
   failed: 3,
   expired: 3,
+  cancelled: 3,
 };
 export const isTerminalStage = (stage: OrderStage) => STAGE_RANK[stage] === 3;
+
+/**
+ * The stages of an order that ended unpaid: its quote ran out (`expired`) or it was dropped before its owner
+ * confirmed it (`cancelled`: the quote card's ❌, /cancel, leaving the flow, a quote the flow may not hand out; see
+ * bot/rules/supersede.ts). Both keep the short retention (store/order-retention.ts).
+ */
+export const endedUnpaid = (stage: OrderStage) => stage === "expired" || stage === "cancelled";
 
 const moneySchema = z.object({ amount: z.number().int(), currency: z.string() });
 
@@ -39,6 +48,8 @@ export const orderRecordSchema = z.object({
   quoteMessageId: z.number().int().optional(),
   /** Set when the user pressed Confirm and got the invoice / pay-in details. */
   confirmedAt: z.string().optional(),
+  /** When the quote was dropped (stage `cancelled`), on the API's clock; kept if a payment revives it. */
+  cancelledAt: z.string().optional(),
   /** The one status message edited through every stage. */
   statusMessageId: z.number().int().optional(),
   invoiceMessageId: z.number().int().optional(),

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { keys } from "./keys.ts";
-import type { OrderRecord } from "./order-record.ts";
+import { endedUnpaid, type OrderRecord } from "./order-record.ts";
 import { OPEN_QUOTES_TTL_MS } from "./quote-budget.ts";
 
 /**
@@ -12,10 +12,11 @@ import { OPEN_QUOTES_TTL_MS } from "./quote-budget.ts";
 const ORDER_TTL_SECONDS = 90 * 24 * 3600;
 
 /**
- * An order that ended unpaid (expired, or dropped by Refresh / Cancel: stage `expired`) is kept 3 days from then,
- * not 90: long enough for a late payment (a bank transfer over a weekend, a Lightning payment stuck in flight) to
- * still find its order, /history to show it and "New quote" to quote it again; then its record and every index
- * entry go (`dropRetired`). Refresh presses and abandoned quotes so cost Redis days, not months.
+ * An order that ended unpaid (expired, or replaced by Refresh: stage `expired`; dropped by Cancel: `cancelled`) is
+ * kept 3 days from then, not 90: long enough for a late payment (a bank transfer over a weekend, a Lightning payment
+ * stuck in flight, a cancelled quote paid anyway) to still find its order, /history to show it and "New quote" to
+ * quote it again; then its record and every index entry go (`dropRetired`). Refresh presses and abandoned quotes so
+ * cost Redis days, not months.
  */
 const UNPAID_RETENTION_SECONDS = 3 * 24 * 3600;
 
@@ -49,17 +50,21 @@ export async function writeNewOrder(
 
 /**
  * What the compare-and-set writing `order` over `current` does about its lifetime (store/order-transition.ts): an
- * order in stage `expired` (it ended unpaid: `applyTransition` expires nothing else) keeps the short TTL, and the
- * change that ends it enters it in `orders:retiring` (member: the owner, whose history lists it, and the order).
+ * order that ended unpaid (`expired` or `cancelled`: `applyTransition` ends nothing else so) keeps the short TTL,
+ * and the change that ends it enters it in `orders:retiring` (member: the owner, whose history lists it, and the
+ * order). A cancelled quote paid after all is revived: it leaves `orders:retiring` and lives its full lifetime.
+ * The drop time is on this host's clock, like the record's TTL that Redis counts down beside it.
  */
 export function retirement(
   current: Pick<OrderRecord, "stage">,
   order: Pick<OrderRecord, "stage" | "userId" | "orderId">,
-): { ttlSeconds: number; retireAt: number | ""; member: string } {
-  const unpaid = order.stage === "expired";
+): { ttlSeconds: number; retireAt: number | "" | "revive"; member: string } {
+  const unpaid = endedUnpaid(order.stage);
+  const ending = unpaid && !endedUnpaid(current.stage);
+  const revived = !unpaid && endedUnpaid(current.stage);
   return {
     ttlSeconds: unpaid ? UNPAID_RETENTION_SECONDS : ORDER_TTL_SECONDS,
-    retireAt: unpaid && current.stage !== "expired" ? Date.now() + UNPAID_RETENTION_SECONDS * 1000 : "",
+    retireAt: ending ? Date.now() + UNPAID_RETENTION_SECONDS * 1000 : revived ? "revive" : "",
     member: `${order.userId}:${order.orderId}`,
   };
 }

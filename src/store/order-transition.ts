@@ -1,29 +1,41 @@
 import { keys } from "./keys.ts";
-import { isTerminalStage, type OrderRecord, type OrderTransition, STAGE_RANK } from "./order-record.ts";
+import {
+  endedUnpaid,
+  isTerminalStage,
+  type OrderRecord,
+  type OrderStage,
+  type OrderTransition,
+  STAGE_RANK,
+} from "./order-record.ts";
 import { retirement } from "./order-retention.ts";
 import { readPendingLua, recordLua } from "./outbox.ts";
 import { LuaScript } from "./script.ts";
 
 /**
  * An order's transition as a rule (monotonic: a stage never moves back, a terminal stage never changes,
- * confirmations only grow) and the scripts that write its outcome (store/orders.ts).
+ * confirmations only grow) and the scripts that write its outcome (store/orders.ts). The one exception is a
+ * cancelled quote that gets paid after all (`revives`). `at`: the change's time on the API's clock.
  */
 export function applyTransition(
   order: OrderRecord,
   update: OrderTransition,
+  at: string,
 ): { order: OrderRecord; changed: boolean } {
   const next = { ...order };
   let changed = false;
+  const revived = revives(order, update);
   if (update.stage && update.stage !== order.stage) {
     const forward = !isTerminalStage(order.stage) && STAGE_RANK[update.stage] > STAGE_RANK[order.stage];
-    const expiryAllowed = update.stage !== "expired" || order.stage === "awaiting_payment";
-    if (forward && expiryAllowed) {
+    // Only a quote nobody paid yet can run out or be dropped.
+    const unpaidEnd = !endedUnpaid(update.stage) || order.stage === "awaiting_payment";
+    if ((forward && unpaidEnd) || revived) {
       next.stage = update.stage;
+      if (update.stage === "cancelled") next.cancelledAt = at;
       changed = true;
     }
   }
   if (update.confirmations !== undefined && update.confirmations > (order.confirmations ?? -1)) {
-    if (!isTerminalStage(order.stage) || next.stage === "completed") {
+    if (!isTerminalStage(order.stage) || revived || next.stage === "completed") {
       next.confirmations = update.confirmations;
       changed = true;
     }
@@ -38,27 +50,45 @@ export function applyTransition(
   return { order: next, changed };
 }
 
+/** Stages only a payment reaches. */
+const PAID_STAGES: ReadonlySet<OrderStage> = new Set(["payment_received", "payout_sent", "completed"]);
+
+/**
+ * A cancelled quote is still payable at the provider until its deadline (the API is never told it was dropped), so
+ * a stage only a payment reaches moves it on: the money moved, and its owner must see it on a status card. A
+ * payout that failed after the payment arrived (`payout_failed`, orders/mapping.ts) proves the payment too. Nothing
+ * else moves it: it never expires, and no check of the API brings it back to "waiting for payment".
+ */
+function revives(order: OrderRecord, update: OrderTransition): boolean {
+  if (order.stage !== "cancelled" || !update.stage) return false;
+  if (update.stage === "failed") return update.failureReason === "payout_failed";
+  return PAID_STAGES.has(update.stage);
+}
+
 // The compare-and-set of an order's text; it returns 0 when the text is not the one read.
 //   KEYS: the order, the open-orders set, the order's reconcile attempt count, its owner's open quotes (the quote
 //   budget, store/quote-budget.ts), the retiring set, the order's hash and quote-id lookups.
 //   ARGV: the text read · the new text · TTL · '1' when the new stage is terminal · the order id · '' or the
 //   reconciler's next look (ms): moves the order in the open set (if still there) and resets its attempt count ·
-//   '1' when the order no longer awaits payment (it leaves its owner's open quotes) · '' or, when it just ended
-//   unpaid, when it is dropped (ms): it enters the retiring set, and its lookups get its (short) TTL · the retiring
-//   set's member
+//   '1' when the order stops awaiting payment (it leaves its owner's open quotes) · '' or, when it just ended
+//   unpaid, when it is dropped (ms): it enters the retiring set, and its lookups get its (short) TTL; or 'revive'
+//   when a payment revived it (a cancelled quote paid after all): it leaves the retiring set, its lookups get its
+//   full TTL back, and its next look enters the open set its end took it out of · the retiring set's member
 const CAS_KEYS = 7;
 const CAS_ARGS = 9;
 const COMPARE_AND_SET_LUA = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
+local revive = ARGV[8] == 'revive'
 if ARGV[4] == '1' then redis.call('ZREM', KEYS[2], ARGV[5]) end
 if ARGV[6] ~= '' then
-  redis.call('ZADD', KEYS[2], 'XX', ARGV[6], ARGV[5])
+  if revive then redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
+  else redis.call('ZADD', KEYS[2], 'XX', ARGV[6], ARGV[5]) end
   redis.call('DEL', KEYS[3])
 end
 if ARGV[7] == '1' then redis.call('ZREM', KEYS[4], ARGV[5]) end
 if ARGV[8] ~= '' then
-  redis.call('ZADD', KEYS[5], ARGV[8], ARGV[9])
+  if revive then redis.call('ZREM', KEYS[5], ARGV[9]) else redis.call('ZADD', KEYS[5], ARGV[8], ARGV[9]) end
   for i = 6, 7 do
     if redis.call('GET', KEYS[i]) == ARGV[5] then redis.call('EXPIRE', KEYS[i], tonumber(ARGV[3])) end
   end
@@ -73,6 +103,11 @@ export function compareAndSetInput(
   followUpAt: number | undefined,
 ): { keys: string[]; args: Array<string | number> } {
   const { ttlSeconds, retireAt, member } = retirement(current, order);
+  // A revived order left the open set when it was cancelled: the reconciler follows it again, from now if nobody
+  // said when (a change /status found), so a lost webhook still moves it on.
+  const nextLook =
+    followUpAt ??
+    (retireAt === "revive" && !isTerminalStage(order.stage) ? Date.parse(order.updatedAt) : undefined);
   return {
     keys: [
       keys.order(order.orderId),
@@ -89,8 +124,9 @@ export function compareAndSetInput(
       ttlSeconds,
       isTerminalStage(order.stage) ? "1" : "0",
       order.orderId,
-      followUpAt ?? "",
-      order.stage === "awaiting_payment" ? "0" : "1",
+      nextLook ?? "",
+      // Once, when it leaves: the slot is taken while the quote awaits payment and never again after.
+      current.stage === "awaiting_payment" && order.stage !== "awaiting_payment" ? "1" : "0",
       retireAt,
       member,
     ],

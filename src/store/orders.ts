@@ -37,10 +37,15 @@ export class OrderRepository {
     private readonly redis: Redis,
     private readonly reads: UpdateReads,
     private readonly outbox: Outbox,
+    /**
+     * The app's clock (the payout API's: `BotDeps.now`), for every time an order is stamped with: its times sit on
+     * the clock its deadlines, cards and receipts are read on, so /history and /stats agree with them.
+     */
+    private readonly now: () => number,
   ) {}
 
   async create(input: NewOrder): Promise<OrderRecord> {
-    const now = new Date().toISOString();
+    const now = new Date(this.now()).toISOString();
     const order: OrderRecord = {
       ...input,
       stage: input.stage ?? "awaiting_payment",
@@ -134,7 +139,7 @@ export class OrderRepository {
       await this.redis.zadd(
         keys.ordersUndelivered(),
         "NX",
-        Date.parse(patch.confirmedAt) || Date.now(),
+        Date.parse(patch.confirmedAt) || this.now(),
         orderId,
       );
     }
@@ -224,9 +229,9 @@ export class OrderRepository {
       orderId,
       options.known,
       options.followUpAt,
-      (order) => {
+      (order, at) => {
         previous = { previousStage: order.stage, previousConfirmations: order.confirmations };
-        return applyTransition(order, update);
+        return applyTransition(order, update, at);
       },
       record && ((order) => recordCall(orderId, record.states(outcome(order, true)), { mark: record.mark })),
       record && options.claim,
@@ -248,7 +253,8 @@ export class OrderRepository {
     orderId: string,
     known: string | undefined,
     followUpAt: ((order: OrderRecord) => number | undefined) | undefined,
-    change: (order: OrderRecord) => { order: OrderRecord; changed: boolean },
+    /** `at`: the change's time (the app's clock), also its `updatedAt`. */
+    change: (order: OrderRecord, at: string) => { order: OrderRecord; changed: boolean },
     record?: (order: OrderRecord) => { keys: string[]; args: Array<string | number> },
     claim?: (order: OrderRecord) => ClaimRequest,
   ): Promise<{ order: OrderRecord; changed: boolean; appended?: number; claim?: DeliveryClaim } | undefined> {
@@ -257,9 +263,10 @@ export class OrderRepository {
       const raw = attempt === 0 && known !== undefined ? known : await this.redis.get(key);
       const current = parseOrderText(raw);
       if (!raw || !current) return undefined;
-      const { order, changed } = change(current);
+      const at = new Date(this.now()).toISOString();
+      const { order, changed } = change(current, at);
       if (!changed) return { order: current, changed: false };
-      order.updatedAt = new Date().toISOString();
+      order.updatedAt = at;
       const text = JSON.stringify(order);
       const { keys: orderKeys, args } = compareAndSetInput(current, order, raw, text, followUpAt?.(order));
       const also = record?.(order);

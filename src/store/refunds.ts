@@ -195,6 +195,25 @@ export class RefundRepository {
     return refund?.paymentHash === paymentHash ? refund : undefined;
   }
 
+  /**
+   * How many refunds are open in each state that is not terminal (zeros included, so a gauge always has its
+   * series): one read of `refunds:open` and one pipelined read of each open refund's state. Open refunds are few —
+   * each leaves the set when it ends — so a scrape can afford it.
+   */
+  async countOpen(): Promise<Record<string, number>> {
+    const counts: Record<string, number> = Object.fromEntries(
+      REFUND_STATES.filter((state) => !TERMINAL.includes(state)).map((state) => [state, 0]),
+    );
+    const ids = await this.redis.zrange(keys.refundsOpen(), 0, -1);
+    if (ids.length === 0) return counts;
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hget(keys.refund(id), "state");
+    for (const [error, state] of (await pipeline.exec()) ?? []) {
+      if (!error && typeof state === "string" && state in counts) counts[state] = (counts[state] ?? 0) + 1;
+    }
+    return counts;
+  }
+
   /** Refunds not finished (awaiting approval, paying, sent, uncertain) opened before `beforeMs`, oldest first. */
   async listOpen(beforeMs = Number.POSITIVE_INFINITY, limit = 50): Promise<RefundRecord[]> {
     const max = Number.isFinite(beforeMs) ? String(beforeMs) : "+inf";

@@ -1,6 +1,6 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CurrencyCode, formatDateTime, formatMoney } from "#src/money/index.js";
+import { type CurrencyCode, formatClock, formatDateTime, formatMoney } from "#src/money/index.js";
 import type { NewOrder, OrderRecord } from "#src/store/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
@@ -14,7 +14,7 @@ const NG_BENEFICIARY = {
 };
 
 /** A real buy through the bot: quote and confirm (its status card is the order's first history entry). */
-async function realBuy(user: UserDriver): Promise<void> {
+async function realBuy(user: UserDriver): Promise<Message> {
   await user.send("/buy");
   await user.nextMessage({ match: "Step 1 of 3" });
   await user.send(TESTNET_ADDRESS);
@@ -23,7 +23,7 @@ async function realBuy(user: UserDriver): Promise<void> {
   await user.send("40000");
   const quote = await user.nextMessage({ match: "Your bitcoin quote" });
   await (await user.press(quote, "✅ Confirm")).answer();
-  await user.nextMessage({ match: "Bitcoin purchase" });
+  return user.nextMessage({ match: "Bitcoin purchase" });
 }
 
 let seq = 0;
@@ -201,5 +201,36 @@ describe("/history", () => {
     const chosen = (await user.nextMessage({ match: "Your orders" })).text ?? "";
     expect(chosen).toContain("🕒 Times in EAT · change with /language");
     expect(shownTimes(chosen)).toEqual(timesIn("KE"));
+  });
+
+  it("after the API's clock moves on (local mode's :advance), a new order is listed at the API's time, as its card", async () => {
+    const user = stack.tg.user({ id: 7430, language_code: "en" });
+    // Three days and two hours ahead of this host: a different date and a different time of day.
+    await stack.advanceClock((3 * 24 + 2) * 3_600_000);
+    const before = stack.sandbox.now();
+    const card = await realBuy(user);
+    const after = stack.sandbox.now();
+    const order = (await stack.app.store.orders.listForUser(user.id, 0, 1)).orders[0];
+    const created = Date.parse(order?.createdAt ?? "");
+    expect(created).toBeGreaterThanOrEqual(before);
+    expect(created).toBeLessThanOrEqual(after);
+
+    await user.send("/history");
+    const text = (await user.nextMessage({ match: "Your orders" })).text ?? "";
+    const shown = /^1\. \S+ \S+ (.+)$/m.exec(text)?.[1];
+    // The sandbox's time when the order was made (the minute may have turned while it was made).
+    expect([before, after].map((ms) => formatDateTime(ms, "en-NG", "NG"))).toContain(shown);
+    // The card's deadline is on the same clock: the quote's lifetime after the time /history lists.
+    const deadline = Date.parse(order?.expiresAt ?? "");
+    expect(card.text).toContain(`before ${formatClock(deadline, "en-NG", "NG")}`);
+    const minutes = (clock: string) => {
+      const [hours, mins] = clock.split(":").map(Number);
+      return (hours ?? 0) * 60 + (mins ?? 0);
+    };
+    const listedAt = /(\d{2}:\d{2}) WAT$/.exec(shown ?? "")?.[1] ?? "";
+    const cardAt = /before (\d{2}:\d{2}) WAT/.exec(card.text ?? "")?.[1] ?? "";
+    const apart = (minutes(cardAt) - minutes(listedAt) + 24 * 60) % (24 * 60);
+    expect(apart).toBeGreaterThanOrEqual(9);
+    expect(apart).toBeLessThanOrEqual(11);
   });
 });

@@ -1,11 +1,14 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatClock } from "#src/money/index.js";
+import { keys } from "#src/store/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
 import {
   buttons,
   current,
   nigerianRecipient,
+  orderOf,
   pressAndEdit,
   quoteFor,
   startSend,
@@ -130,5 +133,101 @@ describe("leaving the payout flow at every step", () => {
     await ngAccount(user);
     await user.send("/send");
     expect((await user.nextMessage({ match: /Where does it go/ })).text).toMatch(/Send money/);
+  });
+});
+
+describe("a cancelled quote is cancelled, not expired", () => {
+  const HOUR = 3_600_000;
+  const SIX_MINUTES = 6 * 60_000;
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+    // The API's clock far from this host's (local mode's :advance): every time shown must be the API's.
+    await stack.advanceClock(3 * 24 * HOUR + 2 * HOUR);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  /** A Nigerian quote dropped with the card's ❌; the order as stored and the time the bot shows for it. */
+  async function cancelledQuote(user: UserDriver) {
+    await nigerianRecipient(user);
+    const card = await quoteFor(user, "5000");
+    const { orderId } = await orderOf(stack, card);
+    const before = stack.sandbox.now();
+    const cancelled = await pressAndEdit(user, card, /Cancel/, /Quote cancelled/);
+    const after = stack.sandbox.now();
+    await user.nextMessage({ match: /Cancelled:/ });
+    const order = await stack.app.store.orders.get(orderId);
+    const at = Date.parse(order?.cancelledAt ?? "");
+    expect(order).toMatchObject({ stage: "cancelled" });
+    expect(order?.failureReason).toBeUndefined();
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(after);
+    return { card, cancelled, orderId, quoteId: order!.quoteId, time: formatClock(at, "en-NG", "NG") };
+  }
+
+  it("❌ on the quote card: the card, /history and /status say when it was cancelled, on the API's clock", async () => {
+    const user = stack.tg.user({ id: 7800, first_name: "Amina", language_code: "en" });
+    const { card, cancelled, orderId, time } = await cancelledQuote(user);
+    expect(cancelled.text).toContain(`🚫 Quote cancelled at ${time}. Nothing was charged.`);
+
+    await user.send("/history");
+    const page = (await user.nextMessage({ match: "Your orders" })).text ?? "";
+    expect(page).toContain(`· 🚫 Cancelled at ${time}`);
+    expect(page).not.toContain("expired");
+
+    await user.send("/status");
+    const status = await user.nextMessage({ match: orderId });
+    expect(status.text).toContain(`🚫 Cancelled at ${time}`);
+    expect(status.text).toContain("This quote was cancelled before it was paid, so nothing was charged.");
+    expect(status.text).not.toMatch(/expired/i);
+    expect(buttons(status)).toEqual(["🔁 New quote", "🔄 Refresh"]);
+
+    // Past the quote's deadline the API calls it EXPIRED: neither the reconciler nor /status makes it so here.
+    await stack.advanceClock(SIX_MINUTES);
+    await stack.tg.idle({ quietMs: 1_000 });
+    await user.send("/status");
+    expect((await user.nextMessage({ match: orderId })).text).toContain(`🚫 Cancelled at ${time}`);
+    expect(await stack.app.store.orders.get(orderId)).toMatchObject({ stage: "cancelled" });
+    expect(current(user, card).text).toContain(`Quote cancelled at ${time}`);
+  });
+
+  it("/cancel on the quote card cancels its order the same way", async () => {
+    const user = stack.tg.user({ id: 7801, first_name: "Bayo", language_code: "en" });
+    await nigerianRecipient(user);
+    const card = await quoteFor(user, "5000");
+    const { orderId } = await orderOf(stack, card);
+    await user.send("/cancel");
+    await user.nextMessage({ match: /Cancelled:/ });
+    const retired = await user.nextEdit(card, { match: /Quote cancelled at/ });
+    const order = await stack.app.store.orders.get(orderId);
+    expect(order).toMatchObject({ stage: "cancelled" });
+    const time = formatClock(Date.parse(order?.cancelledAt ?? ""), "en-NG", "NG");
+    expect(retired.text).toContain(`🚫 Quote cancelled at ${time}`);
+    await user.send("/history");
+    expect((await user.nextMessage({ match: "Your orders" })).text).toContain(`🚫 Cancelled at ${time}`);
+  });
+
+  it("a cancelled quote paid after all: the payment reaches its owner's status card, and the order is kept", async () => {
+    const user = stack.tg.user({ id: 7802, first_name: "Chinedu", language_code: "en" });
+    const { orderId, quoteId } = await cancelledQuote(user);
+    const member = `${user.id}:${orderId}`;
+    expect(await stack.redis.zscore(keys.ordersRetiring(), member)).not.toBeNull();
+
+    // The API was never told of the cancel: whoever holds the quote's invoice can still pay it before its deadline.
+    await stack.payLightning(quoteId);
+    const card = await user.nextMessage({ match: `order ${orderId}` });
+    expect(card.text).toMatch(/Payment received|Payout sent|Completed/);
+    await expect.poll(async () => (await stack.app.store.orders.get(orderId))?.stage).toBe("completed");
+    await expect.poll(() => current(user, card).text).toContain("🎉 Completed");
+    expect(current(user, card).text).toContain("₦5,000.00 was delivered to");
+    // Revived: no longer dropped with the unpaid orders, and kept for a paid order's lifetime.
+    expect(await stack.redis.zscore(keys.ordersRetiring(), member)).toBeNull();
+    expect(await stack.redis.ttl(keys.order(orderId))).toBeGreaterThan(80 * 24 * 3600);
+    await user.send("/history");
+    const page = (await user.nextMessage({ match: "Your orders" })).text ?? "";
+    expect(page).toContain("🎉 completed");
+    expect(page).not.toContain("Cancelled");
   });
 });

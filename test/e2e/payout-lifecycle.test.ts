@@ -93,8 +93,8 @@ describe("quote lifecycle: refresh, expiry, new quote, cancel, API errors", () =
       /Nothing was sent and nothing was charged/,
     );
     expect(await stack.app.store.orders.get(order.orderId)).toMatchObject({
-      stage: "expired",
-      failureReason: "cancelled",
+      stage: "cancelled",
+      cancelledAt: expect.any(String),
     });
     await stack.advanceClock(SIX_MINUTES);
     await stack.tg.idle({ quietMs: 1_000 });

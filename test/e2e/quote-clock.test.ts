@@ -265,8 +265,8 @@ describe("when a flow ends, its screens stop looking live", () => {
     const retired = await user.nextEdit(card, { match: /Quote cancelled/ });
     expect(buttons(retired)).toEqual([]);
     expect(await stack.app.store.orders.get(order.orderId)).toMatchObject({
-      stage: "expired",
-      failureReason: "cancelled",
+      stage: "cancelled",
+      cancelledAt: expect.any(String),
     });
     await stack.advanceClock(SIX_MINUTES);
     await stack.tg.idle({ quietMs: 1_000 });

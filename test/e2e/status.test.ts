@@ -1,8 +1,10 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatClock } from "#src/money/index.js";
 import type { OrderRecord } from "#src/store/index.js";
 import { type Stack, startStack } from "../support/stack.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";
+import { nigerianRecipient, orderOf, pressAndEdit, quoteFor } from "./payout-support.ts";
 
 const TESTNET_ADDRESS = "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx";
 
@@ -126,5 +128,28 @@ describe("/status", () => {
     expect(reply.text).toContain(
       "I could not reach the payment service just now, so this is the last known state.",
     );
+  });
+
+  it("a cancelled quote reads 'Cancelled at' its cancel time, and stays so once the API calls it expired", async () => {
+    const user = stack.tg.user({ id: 7605, first_name: "Wanjiru", language_code: "en" });
+    await nigerianRecipient(user);
+    const card = await quoteFor(user, "5000");
+    const { orderId } = await orderOf(stack, card);
+    await pressAndEdit(user, card, /Cancel/, /Quote cancelled/);
+    const cancelled = await stack.app.store.orders.get(orderId);
+    const time = formatClock(Date.parse(cancelled?.cancelledAt ?? ""), "en-NG", "NG");
+
+    await user.send("/status");
+    const first = await user.nextMessage({ match: orderId });
+    expect(first.text).toContain(`🚫 Cancelled at ${time}`);
+    expect(first.text).not.toMatch(/expired/i);
+
+    // Past the quote's deadline the API answers EXPIRED; /status applies what the API proves, and that is not it.
+    await stack.advanceClock(6 * 60_000);
+    await user.send("/status");
+    const later = await user.nextMessage({ match: orderId });
+    expect(later.text).toContain(`🚫 Cancelled at ${time}`);
+    expect(later.text).not.toMatch(/expired/i);
+    expect(await stack.app.store.orders.get(orderId)).toMatchObject({ stage: "cancelled" });
   });
 });

@@ -27,6 +27,7 @@ function deliverMissing() {
     accountLanguage: { value: undefined },
     config: { payout: { env: "sandbox" } } as Config,
     logger: silentLogger(),
+    now: Date.now,
     telegram: h.telegram,
   });
 }

@@ -6,7 +6,7 @@ import { menuData } from "#src/bot/flow/menu-data.js";
 import { methodOf } from "#src/bot/rules/payout-method.js";
 import { escapeHtml } from "#src/i18n/index.js";
 import { COUNTRY_FLAGS, type Country, formatDateTime, zoneName } from "#src/money/index.js";
-import { formatOrderMoney, renderStatusCard } from "#src/orders/index.js";
+import { formatCancelTime, formatOrderMoney, renderStatusCard } from "#src/orders/index.js";
 import { type OrderRecord, type Recipient, RecipientLimitError } from "#src/store/index.js";
 import { HISTORY_OFFSET, historyData } from "./callback-data/history.ts";
 import { statusData } from "./callback-data/status.ts";
@@ -34,7 +34,8 @@ export async function clockOf(ctx: BotContext, newest?: OrderRecord): Promise<Co
 
 /** One order of the list; every time in the user's clock, so the list reads in order (receipts keep the corridor's). */
 function orderLine(ctx: BotContext, order: OrderRecord, n: number, clock: Country): string {
-  let stage = ctx.t(`history:stage.${order.stage}`);
+  const cancelled = order.stage === "cancelled" ? { time: formatCancelTime(order, ctx.locale, clock) } : {};
+  let stage = ctx.t(`history:stage.${order.stage}`, cancelled);
   if (order.kind === "buy" && order.stage === "payout_sent" && order.confirmations !== undefined) {
     stage += ` (${order.confirmations}/3)`;
   }

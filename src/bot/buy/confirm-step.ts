@@ -75,7 +75,7 @@ export async function awaitConfirmation(
   await conversation.external(async () => {
     await deps.store.orders.annotate(order.orderId, {
       statusMessageId: status.message_id,
-      deliveredAt: new Date().toISOString(),
+      deliveredAt: new Date(deps.now()).toISOString(),
     });
   });
 }

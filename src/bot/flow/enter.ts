@@ -1,5 +1,6 @@
 import type { BotContext } from "#src/bot/context.js";
-import { SUPERSEDED, supersede } from "#src/bot/rules/supersede.js";
+import { supersede } from "#src/bot/rules/supersede.js";
+import { formatCancelTime } from "#src/orders/index.js";
 
 /** Every flow's conversation id: a product starts another product's flow by name, without importing it. */
 export const FLOWS = {
@@ -25,8 +26,8 @@ const RECENT_ORDERS = 3;
 /**
  * Leave whatever flow is open (only one runs at a time) and retire what it leaves on screen: a payout quote card
  * nobody confirmed would otherwise keep Confirm / Refresh / Cancel that no longer lead anywhere. Its order is
- * dropped like the card's own ❌ does (expired, reason "cancelled", no notification) and the card says "Quote
- * cancelled". Returns the flows that were active.
+ * dropped like the card's own ❌ does (stage `cancelled`, no notification) and the card says "Quote cancelled
+ * at" when. Returns the flows that were active.
  */
 export async function leaveFlows(ctx: BotContext): Promise<string[]> {
   const active = Object.keys(await ctx.conversation.active());
@@ -49,9 +50,12 @@ async function retireQuoteCards(ctx: BotContext): Promise<void> {
       !order.confirmedAt &&
       order.quoteMessageId !== undefined;
     if (!live) continue;
-    await supersede(ctx.deps, order.orderId, SUPERSEDED.cancelled);
+    const dropped = await supersede(ctx.deps, order.orderId, "cancelled");
+    // Expired meanwhile (the reconciler's edit says so already) or gone: the card is left as it is.
+    if (dropped?.stage !== "cancelled") continue;
+    const time = formatCancelTime(dropped, ctx.locale);
     await ctx.api
-      .editMessageText(chatId, order.quoteMessageId!, ctx.t("payout:quote.cancelled"))
+      .editMessageText(chatId, order.quoteMessageId!, ctx.t("payout:quote.cancelled", { time }))
       .catch(() => undefined);
   }
 }

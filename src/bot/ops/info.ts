@@ -48,7 +48,8 @@ function windowBlock(ctx: BotContext, window: WindowStats): string {
 }
 
 async function showStats(ctx: BotContext): Promise<void> {
-  const now = Date.now();
+  // Orders are stamped on the app's clock (the API's), so their windows are counted on it too.
+  const now = ctx.deps.now();
   const midnight = new Date(now);
   midnight.setUTCHours(0, 0, 0, 0);
   const store = ctx.deps.store;

@@ -70,7 +70,7 @@ export async function sendInvoice(
     await deps.store.orders.annotate(order.orderId, {
       invoiceMessageId: sent.photo,
       statusMessageId: sent.status,
-      deliveredAt: new Date().toISOString(),
+      deliveredAt: new Date(deps.now()).toISOString(),
     });
   });
 }

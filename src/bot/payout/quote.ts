@@ -5,8 +5,9 @@ import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
 import { quoteBudgetText } from "#src/bot/rules/quote-budget.js";
-import { SUPERSEDED, supersede } from "#src/bot/rules/supersede.js";
-import { formatExpiryTime, requoteCallbackData } from "#src/orders/index.js";
+import { supersede } from "#src/bot/rules/supersede.js";
+import type { Country } from "#src/money/index.js";
+import { formatCancelTime, formatExpiryTime, requoteCallbackData } from "#src/orders/index.js";
 import { type Allowance, allowanceFor } from "./allowance.ts";
 import { overLimitNotice } from "./allowance-text.ts";
 import { payoutAction, payoutConfirmData } from "./callback-data.ts";
@@ -114,7 +115,7 @@ export async function quoteAndConfirm(
       const quoted = result.value;
       // An amount typed in sats is known in local money only now.
       if (allowance && quoted.figures.receive > allowance.remaining) {
-        await io.call("supersede", (deps) => supersede(deps, quoted.orderId, SUPERSEDED.cancelled));
+        await io.call("supersede", (deps) => supersede(deps, quoted.orderId, "cancelled"));
         return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
       }
       const next: Shown = {
@@ -144,14 +145,13 @@ export async function quoteAndConfirm(
     });
     const { data } = answer.kind === "button" ? answer : { data: "" };
     if (data === payoutAction("refresh") || data === requoteCallbackData(orderId)) {
-      await io.call("supersede", (deps) => supersede(deps, orderId, SUPERSEDED.refreshed));
+      await io.call("supersede", (deps) => supersede(deps, orderId, "refreshed"));
       key = answer.kind === "button" ? answer.queryId : undefined;
       if (key !== undefined) reference = customerReferenceFor(key);
       continue;
     }
     if (data === payoutAction("cancel")) {
-      await io.call("supersede", (deps) => supersede(deps, orderId, SUPERSEDED.cancelled));
-      await io.show(() => t("payout:quote.cancelled"));
+      await showCancelled(io, orderId, draft.country);
       await io.reply(() => t("common:cancelled", { what: t("common:flows.payout") }), {
         reply_markup: mainMenuKeyboard(t),
       });
@@ -164,7 +164,7 @@ export async function quoteAndConfirm(
       // Another payout may have been confirmed since this card was shown (an older card's Confirm).
       const fresh = await currentAllowance(io, draft, orderId);
       if (fresh && current.quoted.figures.receive > fresh.remaining) {
-        await io.call("supersede", (deps) => supersede(deps, orderId, SUPERSEDED.cancelled));
+        await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
         return { back: "amount", notice: overLimitNotice(io, draft.country, fresh) };
       }
     }
@@ -197,13 +197,13 @@ export async function quoteAndConfirm(
     }
     if (!confirmed.value.ok && confirmed.value.reason === "request") {
       const { refusal } = confirmed.value;
-      await io.call("supersede", (deps) => supersede(deps, orderId, SUPERSEDED.cancelled));
+      await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
       await io.show(() => refusalText(t, refusal));
       return "cancelled";
     }
     if (!confirmed.value.ok) {
       // Past its deadline on the API's clock, or the reconciler already expired it: never hand out a stale invoice.
-      await io.call("supersede", (deps) => supersede(deps, orderId));
+      await io.call("supersede", (deps) => supersede(deps, orderId, "expired"));
       await io.show(
         () =>
           t("quote:expired.confirm", {
@@ -217,6 +217,14 @@ export async function quoteAndConfirm(
     await sendInvoice(io, confirmed.value.order, confirmed.value.invoice, current.deadlineMs);
     return "done";
   }
+}
+
+/** Cancel on the quote card: its order is cancelled, and the card says when (on the API's clock). */
+async function showCancelled(io: FlowIo, orderId: string, country: Country): Promise<void> {
+  const dropped = await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
+  const at = (dropped.ok ? dropped.value?.cancelledAt : undefined) ?? new Date(await io.now()).toISOString();
+  const time = formatCancelTime({ cancelledAt: at, updatedAt: at, corridor: country }, io.locale);
+  await io.show(() => io.t("payout:quote.cancelled", { time }));
 }
 
 /**

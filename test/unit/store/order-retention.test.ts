@@ -110,8 +110,8 @@ describe.each(BOTH_STORES)("retention of unpaid orders on %s", (_name, connect) 
 
   it("a change to an ended order keeps its short TTL and its one place in the retiring set", async () => {
     await store.orders.create(ngnOrder("dropped"));
-    // Refresh / Cancel drop a quote this way (src/bot/rules/supersede.ts).
-    await store.orders.transition("dropped", { stage: "expired", failureReason: "cancelled" });
+    // Refresh drops a quote this way (src/bot/rules/supersede.ts).
+    await store.orders.transition("dropped", { stage: "expired", failureReason: "superseded" });
     const dropAt = await redis.zscore(keys.ordersRetiring(), "42:dropped");
     await store.orders.annotate("dropped", { quoteMessageId: 7 });
     expect(await redis.ttl(keys.order("dropped"))).toBeLessThanOrEqual(RETENTION_S);
@@ -122,5 +122,50 @@ describe.each(BOTH_STORES)("retention of unpaid orders on %s", (_name, connect) 
     await redis.zadd(keys.ordersAll(), Date.now() - 91 * DAY_S * 1000, "ancient");
     await store.orders.create(ngnOrder("new"));
     expect(await redis.zrange(keys.ordersAll(), 0, -1)).toEqual(["new"]);
+  });
+
+  it("a cancelled quote retires like an expired one; a payment after all revives it for good", async () => {
+    await store.orders.create(ngnOrder("dropped"));
+    await store.orders.transition("dropped", { stage: "cancelled" });
+    expect(await store.orders.get("dropped")).toMatchObject({
+      stage: "cancelled",
+      cancelledAt: expect.any(String),
+    });
+    expect(await redis.ttl(keys.order("dropped"))).toBeLessThanOrEqual(RETENTION_S);
+    expect(await redis.zscore(keys.ordersRetiring(), "42:dropped")).not.toBeNull();
+    expect(await redis.zscore(keys.ordersOpen(), "dropped")).toBeNull();
+    // Its quote running out later changes nothing: it was cancelled, not expired.
+    expect((await store.orders.transition("dropped", { stage: "expired" }))?.changed).toBe(false);
+
+    // The quote was paid at the provider all the same: the order moves on and is followed again.
+    const followUp = Date.now() + 60_000;
+    const revived = await store.orders.transition(
+      "dropped",
+      { stage: "payment_received" },
+      { followUpAt: () => followUp },
+    );
+    expect(revived).toMatchObject({ changed: true, order: { stage: "payment_received" } });
+    expect(await redis.zscore(keys.ordersRetiring(), "42:dropped")).toBeNull();
+    expect(Number(await redis.zscore(keys.ordersOpen(), "dropped"))).toBe(followUp);
+    const lookups = [keys.orderByHash("h-dropped"), keys.orderByQuote("q-dropped")];
+    for (const key of [keys.order("dropped"), ...lookups]) {
+      expect(await redis.ttl(key)).toBeGreaterThan(89 * DAY_S);
+    }
+    expect(await store.orders.dropRetired(Date.now() + 4 * DAY_S * 1000)).toBe(0);
+    expect(await store.orders.get("dropped")).toMatchObject({ stage: "payment_received" });
+  });
+
+  it("stamps every order time on the clock it is given (the API's), not this host's", async () => {
+    const apiNow = Date.now() + 3 * DAY_S * 1000;
+    const clocked = createStore(redis, () => apiNow);
+    const order = await clocked.orders.create(ngnOrder("ahead"));
+    expect(order.createdAt).toBe(new Date(apiNow).toISOString());
+    expect(Number(await redis.zscore(keys.userOrders(42), "ahead"))).toBe(apiNow);
+    expect(Number(await redis.zscore(keys.ordersAll(), "ahead"))).toBe(apiNow);
+    const cancelled = await clocked.orders.transition("ahead", { stage: "cancelled" });
+    expect(cancelled?.order).toMatchObject({
+      updatedAt: new Date(apiNow).toISOString(),
+      cancelledAt: new Date(apiNow).toISOString(),
+    });
   });
 });
