@@ -123,7 +123,9 @@ describe("ops roles in the ops group", () => {
     expect(replies).toEqual([]);
     // The group's flow is still there for ops to drop.
     await group.send(ada, "/cancel");
-    expect((await group.nextMessage()).text).toMatch(/Cancelled: the withdrawal you were preparing/);
+    expect((await group.nextMessage({ match: /Cancelled/ })).text).toMatch(
+      /Cancelled: the withdrawal you were preparing/,
+    );
     group.setMemberStatus(cy, "administrator", ada);
   });
 
