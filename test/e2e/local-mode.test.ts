@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -48,6 +48,15 @@ describe("local mode (npm start with no configuration)", () => {
     type(bot, "/start");
     await bot.waitForLog(/Hi You/, { timeoutMs: 20_000 });
     await bot.waitForLog(/\[1\] 💸 Send money/);
+    // docs/local-mode-transcript.md shows the menu as the bot draws it today, every button of it.
+    const transcript = readFileSync("docs/local-mode-transcript.md", "utf8").split("\n");
+    const start = transcript.findIndex((line) => line.includes("[1] 💸 Send money"));
+    const end = transcript.findIndex((line, index) => index > start && !/^\s+\[\d\]/.test(line));
+    const documented = transcript.slice(start, end);
+    await bot.waitForLog(/\[\d\] ❓ Help/);
+    const menu = bot.lines.map((line) => line.raw.trim()).filter((raw) => /^\[\d\] /.test(raw));
+    expect(documented.map((line) => line.trim())).toEqual(menu);
+    expect(menu).toContain("[2] 💌 Request money");
 
     type(bot, "1");
     await bot.waitForLog(/Where does it go\?/, { timeoutMs: 20_000 });

@@ -90,7 +90,9 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
     const keyboard = renderInlineKeyboard(message.reply_markup, color);
     const lines = [
       // A message with buttons carries its number, so its buttons stay reachable once newer ones arrive.
-      keyboard.length > 0 ? `${header} ${dim(`#${message.message_id}`, color)}` : header,
+      keyboard.length > 0 && !header.includes(`#${message.message_id}`)
+        ? `${header} ${dim(`#${message.message_id}`, color)}`
+        : header,
       ...renderMessageBody(message, { color, width }, fileBytes).map((line) => `  ${line}`),
     ];
     lines.push(...keyboard.map((line) => `  ${line}`));
@@ -116,7 +118,7 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
       }
       case "edit":
         return write(
-          renderMessage(event.message, dim(`✎ (edited) message ${event.message.message_id}`, color)),
+          renderMessage(event.message, dim(`✎ (edited) message #${event.message.message_id}`, color)),
         );
       case "delete":
         if (activeKeyboard === event.messageId) activeKeyboard = undefined;
