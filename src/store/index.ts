@@ -23,6 +23,7 @@ import { RepeatRepository } from "./repeats.ts";
 import { RequestRepository } from "./requests.ts";
 import { SessionStorage } from "./session-storage.ts";
 import { SETTINGS_READ_AHEAD, SettingsRepository } from "./settings.ts";
+import { StatementRepository } from "./statements.ts";
 import { StatsRepository } from "./stats.ts";
 import { UpdateReads } from "./update-reads.ts";
 import { UpdateRepository } from "./updates.ts";
@@ -59,6 +60,7 @@ export * from "./requests.ts";
 export * from "./script.ts";
 export * from "./session-storage.ts";
 export * from "./settings.ts";
+export * from "./statements.ts";
 export * from "./stats.ts";
 export * from "./update-reads.ts";
 export * from "./updates.ts";
@@ -82,6 +84,8 @@ export interface Store {
   settings: SettingsRepository;
   rateAlerts: RateAlertRepository;
   stats: StatsRepository;
+  /** Order statements (/history's export): the one running per user, and a period's orders in pages. */
+  statements: StatementRepository;
   caches: CacheRepository;
   buyMarks: BuyMarkRepository;
   alerts: AlertRepository;
@@ -132,6 +136,7 @@ export function createStore(redis: Redis, now: () => number = Date.now): Store {
     settings: new SettingsRepository(redis, updateReads),
     rateAlerts: new RateAlertRepository(redis),
     stats: new StatsRepository(redis, orders),
+    statements: new StatementRepository(redis, orders),
     caches: new CacheRepository(redis),
     buyMarks: new BuyMarkRepository(redis),
     alerts: new AlertRepository(redis),

@@ -7,6 +7,8 @@ export const keys = {
   orderByHash: (hash: string) => `order:byhash:${hash}`,
   orderByQuote: (quoteId: string) => `order:byquote:${quoteId}`,
   userOrders: (userId: number) => `user:${userId}:orders`,
+  /** The user's one order statement being made (/history's export): a random token while it runs. */
+  userStatement: (userId: number) => `user:${userId}:statement`,
   ordersOpen: () => "orders:open",
   ordersAll: () => "orders:all",
   /** Orders that ended unpaid, scored by when their record and every index entry are dropped (ms, this host's clock). */

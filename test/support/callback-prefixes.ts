@@ -32,4 +32,5 @@ export const CALLBACK_PREFIXES = [
   "ra-send",
   "ra-del",
   "rq",
+  "stmt",
 ];

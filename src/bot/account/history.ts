@@ -12,6 +12,7 @@ import { HISTORY_OFFSET, historyData } from "./callback-data/history.ts";
 import { statusData } from "./callback-data/status.ts";
 import { userClock } from "./clock.ts";
 import { enterPayoutFor, maskedLabel } from "./recipients.ts";
+import { exportButtonData, statementComposer } from "./statement/export.ts";
 
 const HISTORY_PAGE_SIZE = 5;
 
@@ -102,6 +103,8 @@ async function renderHistoryPage(
     const next = offset + HISTORY_PAGE_SIZE;
     keyboard.text(ctx.t("history:button.next"), historyData.pack({ action: "page", value: String(next) }));
   }
+  if (keyboard.inline_keyboard.at(-1)?.length) keyboard.row();
+  keyboard.text(ctx.t("history:export.button"), exportButtonData);
   return { text: [title, note, "", lines.join("\n\n")].join("\n"), keyboard };
 }
 
@@ -153,6 +156,8 @@ function historyComposer(): Composer<BotContext> {
         if (!/message is not modified/i.test(String(error))) throw error;
       });
   });
+
+  composer.use(statementComposer(clockOf));
 
   composer.callbackQuery(historyData.filter({ action: "view" }), async (ctx) => {
     const { value: orderId } = historyData.unpack(ctx.callbackQuery.data);
