@@ -17,6 +17,11 @@ export function maskDigits(value: string, visible = 4): string {
   return masked;
 }
 
+/** Every run of five or more digits (spaces and a leading + allowed) in `text` masked but its last four digits. */
+export function maskDigitRuns(text: string): string {
+  return text.replace(/\+?\d[\d ]{4,}\d/g, (run) => maskDigits(run));
+}
+
 /** A secret is never shown, only whether it was set and its length class. */
 export function maskSecret(value: unknown): string {
   if (typeof value !== "string" || value.length === 0) return "[unset]";

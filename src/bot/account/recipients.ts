@@ -5,7 +5,7 @@ import type { Feature } from "#src/bot/flow/feature.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { menuData } from "#src/bot/flow/menu-data.js";
 import { escapeHtml } from "#src/i18n/index.js";
-import { maskDigits } from "#src/log/mask.js";
+import { maskDigitRuns } from "#src/log/mask.js";
 import { COUNTRY_FLAGS } from "#src/money/index.js";
 import type { Recipient } from "#src/store/index.js";
 import { RECIPIENT_ID, RECIPIENTS_OFFSET, recipientsData } from "./callback-data/recipients.ts";
@@ -25,8 +25,7 @@ const shareLink = (botUsername: string, recipient: Pick<Recipient, "token">) =>
  * Labels are stored masked ("GTBANK PLC ••6789 · ADA OBI"); masking long digit runs again guards against an
  * older record that kept a full account or phone number. Escaped for HTML.
  */
-export const maskedLabel = (label: string) =>
-  escapeHtml(label.replace(/\+?\d[\d ]{4,}\d/g, (run) => maskDigits(run)));
+export const maskedLabel = (label: string) => escapeHtml(maskDigitRuns(label));
 
 const labelOf = (recipient: Recipient) => maskedLabel(recipient.label);
 

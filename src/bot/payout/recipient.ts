@@ -5,7 +5,7 @@ import type {
   ZarBankBeneficiary,
 } from "#src/api/index.js";
 import type { ApiFailure } from "#src/bot/flow/flow-io.js";
-import { maskDigits } from "#src/log/mask.js";
+import { maskDigitRuns } from "#src/log/mask.js";
 
 /** What the user types for a beneficiary, checked before any API call; labels for cards and saved recipients. */
 
@@ -141,5 +141,5 @@ export function recipientLabel(view: RecipientView): string {
 
 /** A stored label where it is shown again: masked when it was stored; an older record's long digit runs are masked. */
 export function shownLabel(label: string): string {
-  return label.replace(/\+?\d[\d ]{4,}\d/g, (run) => maskDigits(run));
+  return maskDigitRuns(label);
 }

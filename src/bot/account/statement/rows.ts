@@ -1,5 +1,5 @@
 import type { TFunction } from "#src/i18n/index.js";
-import { maskDigits } from "#src/log/mask.js";
+import { maskDigitRuns } from "#src/log/mask.js";
 import { type Country, isCurrencyCode, isoOf, toMajorString, zoneName } from "#src/money/index.js";
 import { purchaseBreakdown, quoteBreakdown } from "#src/orders/index.js";
 import type { OrderRecord } from "#src/store/index.js";
@@ -78,7 +78,7 @@ function plainText(value: string): string {
  * kept a full account or phone number).
  */
 function recipientCell(label: string): string {
-  return plainText(label.replace(/\+?\d[\d ]{4,}\d/g, (run) => maskDigits(run)));
+  return plainText(maskDigitRuns(label));
 }
 
 /** One order's row, in STATEMENT_COLUMNS order; times on the reader's clock. */
