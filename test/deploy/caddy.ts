@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, fetch, type RequestInit } from "undici";
+import { stopChild } from "#src/standins/local/redis-server.js";
 
 /**
  * deploy/caddy/Caddyfile run as it is, by the caddy binary (Debian's `caddy` package; .ci/run installs it), on
@@ -46,7 +47,7 @@ export async function startCaddy(options: {
   child.stderr?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const stop = () => stopCaddy(child).finally(() => rmSync(home, { recursive: true, force: true }));
+  const stop = () => stopChild(child).finally(() => rmSync(home, { recursive: true, force: true }));
   try {
     const root = await waitForRoot(
       child,
@@ -109,16 +110,4 @@ async function waitForCertificate(dispatcher: Agent, url: string, output: () => 
 
 export function fetchThrough(dispatcher: Agent, url: string, init: RequestInit = {}) {
   return fetch(url, { ...init, redirect: "manual", dispatcher });
-}
-
-function stopCaddy(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { freePort, privateServerArgs } from "#src/standins/local/redis-server.js";
+import { freePort, privateServerArgs, stopChild } from "#src/standins/local/redis-server.js";
 
 /**
  * A Redis high-availability set on loopback, made of real processes: one master, one replica and three Sentinels
@@ -159,17 +159,5 @@ function waitForLine(child: ChildProcess, line: string): Promise<void> {
       clearTimeout(timer);
       reject(new Error(`redis-server exited (${code}):\n${output}`));
     });
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
   });
 }

@@ -104,9 +104,10 @@ function waitForReady(child: ChildProcess): Promise<boolean> {
   });
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL after 3 s; resolves once the child is gone (at once if it already exited or was killed). */
+export function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
     child.once("exit", () => {
       clearTimeout(timer);
