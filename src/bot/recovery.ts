@@ -9,7 +9,7 @@ import { buyStatusKeyboard } from "./buy/confirm-step.ts";
 import type { BotDeps } from "./context.ts";
 import { invoiceQrPng } from "./payout/invoice.ts";
 import { invoiceKeyboard } from "./payout/keyboards.ts";
-import { formatCountdown } from "./payout/quote-rules.ts";
+import { formatCountdown } from "./payout/quote-orders.ts";
 
 /**
  * What the recovery sweep (src/events/recovery.ts) calls for a confirmed order whose messages never reached its

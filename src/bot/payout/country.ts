@@ -11,7 +11,7 @@ import { southAfricaRecipient } from "./corridors/za.ts";
 import { countryKeyboard } from "./keyboards.ts";
 import { chooseKnown } from "./known.ts";
 import { askButton, type Draft, withNotice } from "./prompts.ts";
-import { PAYOUT_COUNTRIES } from "./quote-rules.ts";
+import { PAYOUT_COUNTRIES } from "./quote-orders.ts";
 import { type Voice, voiced } from "./voice.ts";
 
 /** The minimum of a country in its currency, or "the equivalent of 2 USD" when the price is unknown. */

@@ -7,7 +7,7 @@ import { formatExpiryTime, renderStatusCard } from "#src/orders/index.js";
 import type { OrderRecord } from "#src/store/index.js";
 import { invoiceKeyboard } from "./keyboards.ts";
 import { invoiceQrData } from "./qr.ts";
-import { formatCountdown } from "./quote-rules.ts";
+import { formatCountdown } from "./quote-orders.ts";
 
 /**
  * The Lightning invoice as a QR photo ("lightning:" + upper-case BOLT11: a denser, easier QR): ~500 px, whole

@@ -20,7 +20,7 @@ import {
   payoutSimulateData,
   payoutZaBankData,
 } from "./callback-data.ts";
-import { PAYOUT_COUNTRIES } from "./quote-rules.ts";
+import { PAYOUT_COUNTRIES } from "./quote-orders.ts";
 import { type Voice, voiced } from "./voice.ts";
 
 /** Keyboards of the payout flow. Every flow screen ends with the ❌ button (handled by the cancel feature). */

@@ -1,8 +1,7 @@
 import { escapeHtml, type TFunction } from "#src/i18n/index.js";
 import { formatMoney } from "#src/money/index.js";
 import { breakdownLines, formatExpiryTime } from "#src/orders/index.js";
-import type { QuoteCard } from "./quote-orders.ts";
-import { formatCountdown } from "./quote-rules.ts";
+import { formatCountdown, type QuoteCard } from "./quote-orders.ts";
 import { describeBeneficiary, type PayoutBeneficiary } from "./recipient.ts";
 
 /** The quote card's text: money first, then who gets it, then how long the price holds and the check code. */

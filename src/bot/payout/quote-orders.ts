@@ -1,62 +1,124 @@
-import { PayoutApiError, type Quote } from "#src/api/index.js";
+import { createHash } from "node:crypto";
+import { PayoutApiError, type Quote, type QuoteRequest } from "#src/api/index.js";
 import type { BotDeps } from "#src/bot/context.js";
-import { type BankEntry, type BankSearch, createBankSearch } from "#src/bot/rules/banks.js";
-import { cached } from "#src/bot/rules/cached.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { reserveQuote } from "#src/bot/rules/quote-budget.js";
 import {
+  COUNTRIES,
   type Country,
   type CurrencyCode,
   currencyOfCountry,
   type FiatCurrencyCode,
 } from "#src/money/index.js";
-import { keys, type OrderRecord, QuoteBudgetExceeded, type RunContext } from "#src/store/index.js";
+import { quoteAmounts } from "#src/orders/quote-math.js";
+import { type OrderRecord, QuoteBudgetExceeded, type RunContext } from "#src/store/index.js";
 import { createPayableQuote } from "./payable-quote.ts";
-import { buildQuoteRequest, type QuoteFigures, quoteFigures, verificationCode } from "./quote-rules.ts";
 import type { PayoutBeneficiary } from "./recipient.ts";
 
 /**
- * The payout flow's side effects (API calls, Redis). Each runs inside `FlowIo.call`, so once per step, never on
- * replay. Lookup lists are cached in Redis; only small results travel back into the conversation log.
+ * A payout's quote and its order: the pure rules (request, figures, deadline, check code), then the side effects
+ * (API calls, Redis). Each side effect runs inside `FlowIo.call`, so once per step, never on replay; only small
+ * results travel back into the conversation log.
  */
 
-const BANKS_TTL_SECONDS = 24 * 3600;
+export const PAYOUT_COUNTRIES: readonly Country[] = COUNTRIES;
 
-/** GET /bank/bankcode?country=NG, cached for a day. */
-function ngBanks(deps: Pick<BotDeps, "store" | "api">): Promise<BankEntry[]> {
-  return cached(
-    deps,
-    keys.payoutBanks("NG"),
-    BANKS_TTL_SECONDS,
-    async () =>
-      (await deps.api.listBanks("NG")).map(({ bankName, nipBankCode }) => ({ bankName, nipBankCode })),
-    (banks) => banks.length > 0,
-  );
+/** Quotes and invoices are valid for 5 minutes (spec 2.1). */
+const QUOTE_VALIDITY_MS = 5 * 60_000;
+
+interface QuoteInput {
+  country: Country;
+  beneficiary: PayoutBeneficiary;
+  amount: { minor: number; currency: CurrencyCode };
+  customerReference: string;
 }
 
-/** The fuzzy index of each bank list, built once per list (the same list object while the cache is unchanged). */
-const bankIndexes = new WeakMap<readonly BankEntry[], BankSearch>();
-
-/** The NG bank search over the cached list: a step only searches, the index is built when the list changes. */
-export async function ngBankSearch(deps: Pick<BotDeps, "store" | "api">): Promise<BankSearch> {
-  const banks = await ngBanks(deps);
-  let search = bankIndexes.get(banks);
-  if (!search) {
-    search = createBankSearch(banks);
-    bankIndexes.set(banks, search);
-  }
-  return search;
+/** POST /quote body of a Lightning payout (use cases 1 and 2 of spec 4; ZAR and GHS by the same shape). */
+export function buildQuoteRequest(input: QuoteInput): QuoteRequest {
+  return {
+    amount: input.amount.minor,
+    sourceCurrency: "BTCSAT",
+    targetCurrency: currencyOfCountry(input.country),
+    paymentMethod: "LIGHTNING",
+    paymentCurrency: input.amount.currency,
+    autopayout: true,
+    customerReference: input.customerReference,
+    beneficiary: input.beneficiary,
+  };
 }
 
-/** GET /bank/bankcode?country=ZA, cached for a day. */
-export function zaBanks(deps: BotDeps): Promise<string[]> {
-  return cached(
-    deps,
-    keys.payoutBanks("ZA"),
-    BANKS_TTL_SECONDS,
-    () => deps.api.listZaBanks(),
-    (names) => names.length > 0,
-  );
+export interface QuoteFigures {
+  /** Sats to pay, fees included. */
+  paySats: number;
+  feeSats: number;
+  /** What the recipient gets, in target minor units. */
+  receive: number;
+  target: FiatCurrencyCode;
+}
+
+/** The figures a card shows, from the quote's amounts (see src/orders/quote-math.ts: they always reconcile). */
+export function quoteFigures(quote: Quote, target: FiatCurrencyCode): QuoteFigures {
+  const { pay, fee, receive } = quoteAmounts(quote);
+  return { paySats: pay, feeSats: fee, receive, target };
+}
+
+/**
+ * When the quote stops holding: the API's own `expiry`, compared everywhere with the API's clock (BotDeps.now), so
+ * the card, the invoice, the status card and the Confirm check all name the same instant. An unreadable expiry
+ * counts as the documented 5 minutes from when the quote arrived.
+ */
+export function quoteDeadlineMs(expiry: string, receivedAtMs: number): number {
+  const expiresAt = Date.parse(expiry);
+  return Number.isNaN(expiresAt) ? receivedAtMs + QUOTE_VALIDITY_MS : expiresAt;
+}
+
+/** 272_000 → "4:32". */
+export function formatCountdown(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+const CODE_EMOJI = [
+  "🦁",
+  "🐘",
+  "🦒",
+  "🦓",
+  "🐢",
+  "🐬",
+  "🦋",
+  "🌵",
+  "🌻",
+  "🍉",
+  "🍋",
+  "🍍",
+  "🥭",
+  "🌽",
+  "🍄",
+  "⚽",
+  "🎸",
+  "🥁",
+  "🚲",
+  "🚀",
+  "⛵",
+  "🏠",
+  "🔑",
+  "🎈",
+  "⭐",
+  "🌙",
+  "🌈",
+  "🔥",
+  "💎",
+  "🎁",
+  "🐝",
+  "🦉",
+] as const;
+
+/** Two emoji derived from the quote id: shown on the quote card and again on the invoice (anti-impersonation). */
+export function verificationCode(quoteId: string): string {
+  const digest = createHash("sha256").update(quoteId).digest();
+  const first = CODE_EMOJI[(digest[0] ?? 0) % CODE_EMOJI.length];
+  const second = CODE_EMOJI[(digest[1] ?? 0) % CODE_EMOJI.length];
+  return `${first}${second}`;
 }
 
 interface QuoteOrderInput {

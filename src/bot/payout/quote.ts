@@ -1,6 +1,7 @@
 import { InlineKeyboard } from "grammy";
+import type { BotDeps } from "#src/bot/context.js";
 import { describeApiError } from "#src/bot/flow/api-errors.js";
-import { type FlowIo, fromFailure, type Outcome } from "#src/bot/flow/flow-io.js";
+import { type ApiFailure, type FlowIo, fromFailure, type Outcome } from "#src/bot/flow/flow-io.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
@@ -20,9 +21,9 @@ import {
   confirmOrder,
   type QuoteCard,
   quoteCard,
+  quoteDeadlineMs,
   recordedQuote,
 } from "./quote-orders.ts";
-import { quoteDeadlineMs } from "./quote-rules.ts";
 import { type RequestRefusal, refusalText } from "./requests/refusals.ts";
 
 /**
@@ -45,6 +46,19 @@ interface Shown {
   deadlineMs: number;
 }
 
+/** Where the quote step stands between turns of its loop. */
+interface QuoteState {
+  /** The key of the quote to make next; undefined while the shown card waits for a press. */
+  key: string | undefined;
+  shown: Shown | undefined;
+  /**
+   * One user action, one reference at the API: "Try again" after a failed quote keeps the failed attempt's
+   * reference and reads the API first (adopting a quote it did make); Refresh or a new amount starts a new one.
+   */
+  reference: string;
+  resolveFirst: boolean;
+}
+
 export async function quoteAndConfirm(
   io: FlowIo,
   draft: Draft,
@@ -53,170 +67,212 @@ export async function quoteAndConfirm(
   /** The expired order this flow quotes again ("New quote"), if that is how it started. */
   requoteOf?: string,
 ): Promise<QuoteOutcome> {
-  const { t } = io;
-  let key: string | undefined = firstKey;
-  let shown: Shown | undefined;
-  // One user action, one reference at the API: "Try again" after a failed quote keeps the failed attempt's
-  // reference and reads the API first (adopting a quote it did make); Refresh or a new amount starts a new one.
-  let reference = customerReferenceFor(firstKey);
-  let resolveFirst = false;
-
+  const state: QuoteState = {
+    key: firstKey,
+    shown: undefined,
+    reference: customerReferenceFor(firstKey),
+    resolveFirst: false,
+  };
   for (;;) {
-    if (key !== undefined) {
-      const requestKey = key;
-      key = undefined;
-      // Ops may have paused new quotes while this user was mid-flow: nothing is quoted, the flow ends politely.
-      const pause = await io.conversation.external(() => quotesPaused(io.deps, draft.country));
-      if (pause.paused) {
-        await io.reply(() => maintenanceNotice(t, pause), { parse_mode: "HTML" });
-        return "cancelled";
-      }
-      // Where ops set a daily limit: an amount in local money above what is left is refused before any quote.
-      const allowance = await currentAllowance(io, draft);
-      if (allowance && amount.currency !== "BTCSAT" && amount.minor > allowance.remaining) {
-        return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
-      }
-      const result = await io.call("quote", (deps) =>
-        quoteCard(deps, {
-          key: requestKey,
-          country: draft.country,
-          beneficiary: draft.beneficiary,
-          amount,
-          label: draft.label,
-          chatId: io.chatId,
-          userId: io.userId,
-          ...(draft.recipientId ? { recipientId: draft.recipientId } : {}),
-          ...(draft.requestId ? { requestId: draft.requestId } : {}),
-          customerReference: reference,
-          resolveFirst,
-        }),
-      );
-      if (!result.ok) {
-        const described = describeApiError(fromFailure(result.error), t);
-        if (/amount too small/i.test(result.error.apiMessage ?? "")) {
-          return { back: "amount", notice: t("payout:amount.error.too_small_api") };
-        }
-        if (!described.retryable) return { back: "amount", notice: described.text };
-        // Still unknown after reading the API back: say so; the retry reads again before it quotes.
-        const text = result.error.outcomeUnknown ? t("safety:quote.uncertain") : described.text;
-        await io.show(text, () => actionsKeyboard(t, ["retry", "change_amount"]));
-        const { data, queryId } = await askButton(io);
-        if (data === payoutAction("change_amount")) return { back: "amount", notice: "" };
-        key = queryId;
-        resolveFirst = true;
-        continue;
-      }
-      resolveFirst = false;
-      if ("refused" in result.value) {
-        await showBudgetRefusal(io, draft, result.value.retryAtMs, shown?.quoted.orderId ?? requoteOf);
-        return "cancelled";
-      }
-      const receivedAt = await io.now();
-      const quoted = result.value;
-      // An amount typed in sats is known in local money only now.
-      if (allowance && quoted.figures.receive > allowance.remaining) {
-        await io.call("supersede", (deps) => supersede(deps, quoted.orderId, "cancelled"));
-        return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
-      }
-      const next: Shown = {
-        quoted,
-        key: requestKey,
-        deadlineMs: quoteDeadlineMs(quoted.expiry, receivedAt),
-        ...(allowance ? { allowance } : {}),
-      };
-      shown = next;
-      const messageId = await io.show(
-        () => card(io, draft, next, receivedAt),
-        () => quoteKeyboard(t, quoted.orderId),
-      );
-      await io.call("quote-message", async (deps) => {
-        await deps.store.orders.annotate(quoted.orderId, { quoteMessageId: messageId });
-      });
+    if (state.key !== undefined) {
+      const requestKey = state.key;
+      state.key = undefined;
+      const quoted = await quoteStep(io, draft, amount, state, requestKey, requoteOf);
+      if (quoted === "retry") continue;
+      if (quoted !== "shown") return quoted;
     }
-    if (!shown) return { back: "amount", notice: "" };
-    const current = shown;
-    const orderId = current.quoted.orderId;
-
-    const answer = await io.ask({
-      hint: t("payout:hint.quote"),
-      requoteOrderId: orderId,
-      toast: (data) =>
-        data === payoutConfirmData.pack({ orderId }) ? t("payout:quote.confirming") : undefined,
-    });
-    const { data } = answer.kind === "button" ? answer : { data: "" };
-    if (data === payoutAction("refresh") || data === requoteCallbackData(orderId)) {
-      await io.call("supersede", (deps) => supersede(deps, orderId, "refreshed"));
-      key = answer.kind === "button" ? answer.queryId : undefined;
-      if (key !== undefined) reference = customerReferenceFor(key);
-      continue;
-    }
-    if (data === payoutAction("cancel")) {
-      await showCancelled(io, orderId, draft.country);
-      await io.reply(() => t("common:cancelled", { what: t("common:flows.payout") }), {
-        reply_markup: mainMenuKeyboard(t),
-      });
-      return "cancelled";
-    }
-    if (data !== payoutConfirmData.pack({ orderId })) continue;
-
-    const now = await io.now();
-    if (current.allowance) {
-      // Another payout may have been confirmed since this card was shown (an older card's Confirm).
-      const fresh = await currentAllowance(io, draft, orderId);
-      if (fresh && current.quoted.figures.receive > fresh.remaining) {
-        await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
-        return { back: "amount", notice: overLimitNotice(io, draft.country, fresh) };
-      }
-    }
-    const confirmed: Outcome<Confirmed> =
-      now < current.deadlineMs
-        ? await io.call("confirm", async (deps): Promise<Confirmed> => {
-            // A money request is paid once: held for this order (until its deadline) before an invoice is handed out.
-            if (draft.requestId) {
-              const claim = await deps.store.requests.claim(
-                draft.requestId,
-                orderId,
-                current.deadlineMs,
-                now,
-              );
-              if (claim !== "ok") return { ok: false, reason: "request", refusal: claim };
-            }
-            // The invoice first: an order confirmed here always gets its invoice.
-            const { invoice } = await recordedQuote(deps, current.key);
-            const result = await confirmOrder(deps, orderId, new Date(now).toISOString());
-            return result.ok ? { ...result, invoice } : result;
-          })
-        : { ok: true, value: { ok: false, reason: "expired" } };
-    if (!confirmed.ok) {
-      const { error } = confirmed;
-      await io.show(
-        () => `${describeApiError(fromFailure(error), t).text}\n\n${card(io, draft, current, now)}`,
-        () => quoteKeyboard(t, orderId),
-      );
-      continue;
-    }
-    if (!confirmed.value.ok && confirmed.value.reason === "request") {
-      const { refusal } = confirmed.value;
-      await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
-      await io.show(() => refusalText(t, refusal));
-      return "cancelled";
-    }
-    if (!confirmed.value.ok) {
-      // Past its deadline on the API's clock, or the reconciler already expired it: never hand out a stale invoice.
-      await io.call("supersede", (deps) => supersede(deps, orderId, "expired"));
-      await io.show(
-        () =>
-          t("quote:expired.confirm", {
-            time: formatExpiryTime({ expiresAt: current.quoted.expiry, corridor: draft.country }, io.locale),
-          }),
-        () => expiredQuoteKeyboard(t, orderId),
-      );
-      continue;
-    }
-    await io.show(() => `${card(io, draft, current, now)}\n\n${t("payout:quote.confirmed")}`);
-    await sendInvoice(io, confirmed.value.order, confirmed.value.invoice, current.deadlineMs);
-    return "done";
+    if (!state.shown) return { back: "amount", notice: "" };
+    const pressed = await onQuoteCard(io, draft, state, state.shown);
+    if (pressed !== undefined) return pressed;
   }
+}
+
+/** One quote under `requestKey`: the card shown, the user sent back (a limit, an error), or a retry asked for. */
+async function quoteStep(
+  io: FlowIo,
+  draft: Draft,
+  amount: AmountChoice,
+  state: QuoteState,
+  requestKey: string,
+  requoteOf: string | undefined,
+): Promise<QuoteOutcome | "retry" | "shown"> {
+  const { t } = io;
+  // Ops may have paused new quotes while this user was mid-flow: nothing is quoted, the flow ends politely.
+  const pause = await io.conversation.external(() => quotesPaused(io.deps, draft.country));
+  if (pause.paused) {
+    await io.reply(() => maintenanceNotice(t, pause), { parse_mode: "HTML" });
+    return "cancelled";
+  }
+  // Where ops set a daily limit: an amount in local money above what is left is refused before any quote.
+  const allowance = await currentAllowance(io, draft);
+  if (allowance && amount.currency !== "BTCSAT" && amount.minor > allowance.remaining) {
+    return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
+  }
+  const result = await io.call("quote", (deps) =>
+    quoteCard(deps, {
+      key: requestKey,
+      country: draft.country,
+      beneficiary: draft.beneficiary,
+      amount,
+      label: draft.label,
+      chatId: io.chatId,
+      userId: io.userId,
+      ...(draft.recipientId ? { recipientId: draft.recipientId } : {}),
+      ...(draft.requestId ? { requestId: draft.requestId } : {}),
+      customerReference: state.reference,
+      resolveFirst: state.resolveFirst,
+    }),
+  );
+  if (!result.ok) return onQuoteFailure(io, state, result.error);
+  state.resolveFirst = false;
+  if ("refused" in result.value) {
+    await showBudgetRefusal(io, draft, result.value.retryAtMs, state.shown?.quoted.orderId ?? requoteOf);
+    return "cancelled";
+  }
+  const receivedAt = await io.now();
+  const quoted = result.value;
+  // An amount typed in sats is known in local money only now.
+  if (allowance && quoted.figures.receive > allowance.remaining) {
+    await io.call("supersede", (deps) => supersede(deps, quoted.orderId, "cancelled"));
+    return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
+  }
+  const next: Shown = {
+    quoted,
+    key: requestKey,
+    deadlineMs: quoteDeadlineMs(quoted.expiry, receivedAt),
+    ...(allowance ? { allowance } : {}),
+  };
+  state.shown = next;
+  const messageId = await io.show(
+    () => card(io, draft, next, receivedAt),
+    () => quoteKeyboard(t, quoted.orderId),
+  );
+  await io.call("quote-message", async (deps) => {
+    await deps.store.orders.annotate(quoted.orderId, { quoteMessageId: messageId });
+  });
+  return "shown";
+}
+
+/** A quote that failed: back to the amount, or Try again (which reads the API before it quotes again). */
+async function onQuoteFailure(
+  io: FlowIo,
+  state: QuoteState,
+  error: ApiFailure,
+): Promise<QuoteOutcome | "retry"> {
+  const { t } = io;
+  const described = describeApiError(fromFailure(error), t);
+  if (/amount too small/i.test(error.apiMessage ?? "")) {
+    return { back: "amount", notice: t("payout:amount.error.too_small_api") };
+  }
+  if (!described.retryable) return { back: "amount", notice: described.text };
+  // Still unknown after reading the API back: say so; the retry reads again before it quotes.
+  const text = error.outcomeUnknown ? t("safety:quote.uncertain") : described.text;
+  await io.show(text, () => actionsKeyboard(t, ["retry", "change_amount"]));
+  const { data, queryId } = await askButton(io);
+  if (data === payoutAction("change_amount")) return { back: "amount", notice: "" };
+  state.key = queryId;
+  state.resolveFirst = true;
+  return "retry";
+}
+
+/** The shown card's answer: Refresh, Cancel or Confirm (undefined: the loop goes on). */
+async function onQuoteCard(
+  io: FlowIo,
+  draft: Draft,
+  state: QuoteState,
+  current: Shown,
+): Promise<QuoteOutcome | undefined> {
+  const { t } = io;
+  const orderId = current.quoted.orderId;
+  const answer = await io.ask({
+    hint: t("payout:hint.quote"),
+    requoteOrderId: orderId,
+    toast: (data) =>
+      data === payoutConfirmData.pack({ orderId }) ? t("payout:quote.confirming") : undefined,
+  });
+  const { data } = answer.kind === "button" ? answer : { data: "" };
+  if (data === payoutAction("refresh") || data === requoteCallbackData(orderId)) {
+    await io.call("supersede", (deps) => supersede(deps, orderId, "refreshed"));
+    state.key = answer.kind === "button" ? answer.queryId : undefined;
+    if (state.key !== undefined) state.reference = customerReferenceFor(state.key);
+    return undefined;
+  }
+  if (data === payoutAction("cancel")) {
+    await showCancelled(io, orderId, draft.country);
+    await io.reply(() => t("common:cancelled", { what: t("common:flows.payout") }), {
+      reply_markup: mainMenuKeyboard(t),
+    });
+    return "cancelled";
+  }
+  if (data !== payoutConfirmData.pack({ orderId })) return undefined;
+  return onConfirm(io, draft, current);
+}
+
+/** Confirm on the card: the invoice and the status card, or why not (the card stays for another try). */
+async function onConfirm(io: FlowIo, draft: Draft, current: Shown): Promise<QuoteOutcome | undefined> {
+  const { t } = io;
+  const orderId = current.quoted.orderId;
+  const now = await io.now();
+  if (current.allowance) {
+    // Another payout may have been confirmed since this card was shown (an older card's Confirm).
+    const fresh = await currentAllowance(io, draft, orderId);
+    if (fresh && current.quoted.figures.receive > fresh.remaining) {
+      await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
+      return { back: "amount", notice: overLimitNotice(io, draft.country, fresh) };
+    }
+  }
+  const confirmed: Outcome<Confirmed> =
+    now < current.deadlineMs
+      ? await io.call("confirm", (deps) => confirmWithInvoice(deps, draft, current, now))
+      : { ok: true, value: { ok: false, reason: "expired" } };
+  if (!confirmed.ok) {
+    const { error } = confirmed;
+    await io.show(
+      () => `${describeApiError(fromFailure(error), t).text}\n\n${card(io, draft, current, now)}`,
+      () => quoteKeyboard(t, orderId),
+    );
+    return undefined;
+  }
+  if (!confirmed.value.ok && confirmed.value.reason === "request") {
+    const { refusal } = confirmed.value;
+    await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
+    await io.show(() => refusalText(t, refusal));
+    return "cancelled";
+  }
+  if (!confirmed.value.ok) {
+    // Past its deadline on the API's clock, or the reconciler already expired it: never hand out a stale invoice.
+    await io.call("supersede", (deps) => supersede(deps, orderId, "expired"));
+    await io.show(
+      () =>
+        t("quote:expired.confirm", {
+          time: formatExpiryTime({ expiresAt: current.quoted.expiry, corridor: draft.country }, io.locale),
+        }),
+      () => expiredQuoteKeyboard(t, orderId),
+    );
+    return undefined;
+  }
+  await io.show(() => `${card(io, draft, current, now)}\n\n${t("payout:quote.confirmed")}`);
+  await sendInvoice(io, confirmed.value.order, confirmed.value.invoice, current.deadlineMs);
+  return "done";
+}
+
+/** The confirm itself (inside `io.call`): the money request held, the invoice read, the order marked confirmed. */
+async function confirmWithInvoice(
+  deps: BotDeps,
+  draft: Draft,
+  current: Shown,
+  now: number,
+): Promise<Confirmed> {
+  const orderId = current.quoted.orderId;
+  // A money request is paid once: held for this order (until its deadline) before an invoice is handed out.
+  if (draft.requestId) {
+    const claim = await deps.store.requests.claim(draft.requestId, orderId, current.deadlineMs, now);
+    if (claim !== "ok") return { ok: false, reason: "request", refusal: claim };
+  }
+  // The invoice first: an order confirmed here always gets its invoice.
+  const { invoice } = await recordedQuote(deps, current.key);
+  const result = await confirmOrder(deps, orderId, new Date(now).toISOString());
+  return result.ok ? { ...result, invoice } : result;
 }
 
 /** Cancel on the quote card: its order is cancelled, and the card says when (on the API's clock). */

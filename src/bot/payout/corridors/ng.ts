@@ -10,7 +10,7 @@ import {
   promptText,
   withNotice,
 } from "#src/bot/payout/prompts.js";
-import { ngBankSearch } from "#src/bot/payout/quote-orders.js";
+import { ngBankSearch } from "#src/bot/payout/banks.js";
 import { classifyEnquiryFailure, parseNgAccountNumber } from "#src/bot/payout/recipient.js";
 import { type Voice, voiced } from "#src/bot/payout/voice.js";
 import type { BankEntry } from "#src/bot/rules/banks.js";

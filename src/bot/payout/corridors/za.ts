@@ -10,7 +10,7 @@ import {
   promptValue,
   withNotice,
 } from "#src/bot/payout/prompts.js";
-import { zaBanks } from "#src/bot/payout/quote-orders.js";
+import { zaBanks } from "#src/bot/payout/banks.js";
 import { parseZaAccountNumber } from "#src/bot/payout/recipient.js";
 import { type Voice, voiced } from "#src/bot/payout/voice.js";
 import { matchZaBanks } from "#src/bot/rules/banks.js";

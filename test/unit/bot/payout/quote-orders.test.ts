@@ -1,12 +1,8 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPayoutApi, type PayoutApi } from "#src/api/index.js";
-import {
-  ngBankSearch,
-  type QuotedOrder,
-  QuoteGoneError,
-  recordedQuote,
-} from "#src/bot/payout/quote-orders.js";
+import { ngBankSearch } from "#src/bot/payout/banks.js";
+import { type QuotedOrder, QuoteGoneError, recordedQuote } from "#src/bot/payout/quote-orders.js";
 import { type Sandbox, startSandbox } from "#src/standins/sandbox/index.js";
 import { createStore } from "#src/store/index.js";
 import { freshRedis } from "../../../support/redis.ts";

@@ -6,7 +6,7 @@ import {
   quoteDeadlineMs,
   quoteFigures,
   verificationCode,
-} from "#src/bot/payout/quote-rules.js";
+} from "#src/bot/payout/quote-orders.js";
 import {
   classifyEnquiryFailure,
   describeBeneficiary,
