@@ -1,4 +1,4 @@
-import { clearLine, createInterface, cursorTo } from "node:readline";
+import { clearLine, createInterface, cursorTo, type Interface } from "node:readline";
 import type { Message } from "grammy/types";
 import type { TelegramEmulator } from "./telegram-emulator/index.ts";
 import type { ChatEvent } from "./telegram-emulator/types.ts";
@@ -46,21 +46,40 @@ const HELP = [
   "  :help        this help             :quit        leave (also Ctrl+C)",
 ];
 
+/** What the chat's parts share: where it writes, and which message's buttons the numbers press. */
+interface ChatState {
+  readonly output: NodeJS.WritableStream;
+  readonly rl: Interface;
+  readonly tty: boolean;
+  readonly color: boolean;
+  readonly width: number;
+  closed: boolean;
+  /** The message whose inline buttons the numbers press… */
+  activeKeyboard: number | undefined;
+  /** …unless a reply keyboard was shown more recently. */
+  replyKeyboardActive: boolean;
+}
+
+type Write = (lines: string[]) => void;
+
 /** The local mode's face: the bot's messages in the terminal, the user's lines back to the bot. */
 export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
   const { emulator, user } = options;
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const tty = (output as { isTTY?: boolean }).isTTY === true && (input as { isTTY?: boolean }).isTTY === true;
-  const color = options.color ?? (output as { isTTY?: boolean }).isTTY === true;
-  const width = options.width ?? (output as { columns?: number }).columns ?? 80;
   const botName = emulator.bot.first_name;
-  const rl = createInterface({ input, output, terminal: tty, prompt: options.prompt ?? "› " });
-  /** The message whose inline buttons the numbers press… */
-  let activeKeyboard: number | undefined;
-  /** …unless a reply keyboard was shown more recently. */
-  let replyKeyboardActive = false;
-  let closed = false;
+  const state: ChatState = {
+    output,
+    rl: createInterface({ input, output, terminal: tty, prompt: options.prompt ?? "› " }),
+    tty,
+    color: options.color ?? (output as { isTTY?: boolean }).isTTY === true,
+    width: options.width ?? (output as { columns?: number }).columns ?? 80,
+    closed: false,
+    activeKeyboard: undefined,
+    replyKeyboardActive: false,
+  };
+  const { rl, color } = state;
   let quitting = false;
   let work = Promise.resolve();
   let resolveClosed!: () => void;
@@ -68,8 +87,48 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
     resolveClosed = resolve;
   });
 
-  const write = (lines: string[]) => {
-    if (closed) return;
+  const write = writer(state);
+  const unsubscribe = user.onEvent(eventPrinter(state, emulator, user, write));
+  const quit = async () => {
+    if (quitting) return;
+    quitting = true;
+    chat.close();
+    await options.onQuit?.();
+  };
+  const handleLine = lineHandler(state, options, write, quit, () => chat);
+
+  rl.on("line", (line) => {
+    // Lines are handled one after another, in the order typed.
+    work = work.then(() => handleLine(line)).catch((error: unknown) => write([`⚠ ${String(error)}`]));
+  });
+  rl.on("SIGINT", () => void quit());
+  rl.on("close", () => {
+    // End of input (a pipe closed or Ctrl+D) is a quit, after the lines already read.
+    if (!state.closed) void work.then(quit);
+  });
+
+  const chat: TerminalChat = {
+    print: (text) => write(text.split("\n")),
+    close() {
+      if (state.closed) return;
+      state.closed = true;
+      unsubscribe();
+      rl.close();
+      resolveClosed();
+    },
+    closed: closedPromise,
+    settled: () => work,
+  };
+  write([dim(`Chatting with ${botName} as ${user.user.first_name}. :help for help.`, color)]);
+  if (tty) rl.prompt();
+  return chat;
+}
+
+/** Lines printed above the prompt (the prompt is drawn again after them on a terminal). */
+function writer(state: ChatState): Write {
+  const { output, rl, tty } = state;
+  return (lines) => {
+    if (state.closed) return;
     if (tty) {
       clearLine(output, 0);
       cursorTo(output, 0);
@@ -77,7 +136,17 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
     for (const line of lines) output.write(`${line}\n`);
     if (tty) rl.prompt(true);
   };
+}
 
+/** The bot's side of the chat: its messages, edits, deletions and toasts, printed as they happen. */
+function eventPrinter(
+  state: ChatState,
+  emulator: TelegramEmulator,
+  user: UserDriver,
+  write: Write,
+): (event: ChatEvent) => void {
+  const { color, width } = state;
+  const botName = emulator.bot.first_name;
   const fileBytes = (fileId: string) => {
     try {
       return emulator.fileBytes(fileId);
@@ -97,13 +166,13 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
     ];
     lines.push(...keyboard.map((line) => `  ${line}`));
     if (keyboard.length > 0) {
-      activeKeyboard = message.message_id;
-      replyKeyboardActive = false;
-    } else if (activeKeyboard === message.message_id) activeKeyboard = undefined;
+      state.activeKeyboard = message.message_id;
+      state.replyKeyboardActive = false;
+    } else if (state.activeKeyboard === message.message_id) state.activeKeyboard = undefined;
     return lines;
   };
 
-  const onEvent = (event: ChatEvent) => {
+  return (event) => {
     switch (event.kind) {
       case "message": {
         const lines = renderMessage(
@@ -112,7 +181,7 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
         );
         if (user.replyKeyboard() && event.message.reply_markup === undefined) {
           lines.push(...renderReplyKeyboard(user.replyKeyboard(), color).map((line) => `  ${line}`));
-          replyKeyboardActive = true;
+          state.replyKeyboardActive = true;
         }
         return write(lines);
       }
@@ -121,7 +190,7 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
           renderMessage(event.message, dim(`✎ (edited) message #${event.message.message_id}`, color)),
         );
       case "delete":
-        if (activeKeyboard === event.messageId) activeKeyboard = undefined;
+        if (state.activeKeyboard === event.messageId) state.activeKeyboard = undefined;
         return write([dim(`🗑 (message ${event.messageId} deleted)`, color)]);
       case "callback_answer":
         if (event.answer.text)
@@ -131,14 +200,20 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
         return;
     }
   };
-  const unsubscribe = user.onEvent(onEvent);
+}
 
-  const press = async (index: number, messageId = activeKeyboard) => {
+/** A button pressed by its number: `index` on the message `messageId` (default: the latest with buttons). */
+function presser(
+  state: ChatState,
+  user: UserDriver,
+  write: Write,
+): (index: number, messageId?: number) => Promise<void> {
+  return async (index, messageId = state.activeKeyboard) => {
     const message = messageId === undefined ? undefined : user.message(messageId);
     const button = message?.reply_markup?.inline_keyboard.flat()[index - 1];
     if (!message || !button) {
       return write([
-        `⚠ there is no button ${messageId === activeKeyboard ? index : `${messageId}.${index}`}`,
+        `⚠ there is no button ${messageId === state.activeKeyboard ? index : `${messageId}.${index}`}`,
       ]);
     }
     if ("url" in button && button.url) return write([`↗ ${button.text}: ${button.url}`]);
@@ -149,13 +224,18 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
       write([`⚠ ${(error as Error).message}`]);
     }
   };
+}
 
-  const quit = async () => {
-    if (quitting) return;
-    quitting = true;
-    chat.close();
-    await options.onQuit?.();
-  };
+/** The user's side: a typed line is a local `:command`, a button's number, or text for the bot. */
+function lineHandler(
+  state: ChatState,
+  options: TerminalChatOptions,
+  write: Write,
+  quit: () => Promise<void>,
+  chat: () => TerminalChat,
+): (raw: string) => Promise<void> {
+  const { user } = options;
+  const press = presser(state, user, write);
 
   const localCommand = async (line: string) => {
     const [name = "", ...args] = line.slice(1).trim().split(/\s+/);
@@ -173,11 +253,11 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
       case "say":
         return sendText(line.slice(line.indexOf("say") + 3).trim());
       case "buttons": {
-        const message = activeKeyboard === undefined ? undefined : user.message(activeKeyboard);
-        return write(message ? renderInlineKeyboard(message.reply_markup, color) : ["(no buttons)"]);
+        const message = state.activeKeyboard === undefined ? undefined : user.message(state.activeKeyboard);
+        return write(message ? renderInlineKeyboard(message.reply_markup, state.color) : ["(no buttons)"]);
       }
     }
-    const handled = (await options.onLocalCommand?.(name, args, chat)) ?? false;
+    const handled = (await options.onLocalCommand?.(name, args, chat())) ?? false;
     if (!handled) write([`⚠ unknown command :${name} — :help lists them`]);
   };
 
@@ -190,7 +270,7 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
     }
   };
 
-  const handleLine = async (raw: string) => {
+  return async (raw) => {
     const line = raw.trim();
     if (line === "") return;
     if (line.startsWith(":")) return localCommand(line);
@@ -198,38 +278,13 @@ export function startTerminalChat(options: TerminalChatOptions): TerminalChat {
     if (older) return press(Number(older[2]), Number(older[1]));
     if (/^\d{1,2}$/.test(line)) {
       const number = Number(line);
-      const reply = replyKeyboardActive ? user.replyKeyboard()?.flat() : undefined;
+      const reply = state.replyKeyboardActive ? user.replyKeyboard()?.flat() : undefined;
       if (reply && number >= 1 && number <= reply.length) return sendText(reply[number - 1]!.text);
-      const inline = activeKeyboard === undefined ? undefined : user.message(activeKeyboard)?.reply_markup;
+      const inline =
+        state.activeKeyboard === undefined ? undefined : user.message(state.activeKeyboard)?.reply_markup;
       const count = inline?.inline_keyboard.flat().length ?? 0;
       if (number >= 1 && number <= count) return press(number);
     }
     return sendText(line);
   };
-
-  rl.on("line", (line) => {
-    // Lines are handled one after another, in the order typed.
-    work = work.then(() => handleLine(line)).catch((error: unknown) => write([`⚠ ${String(error)}`]));
-  });
-  rl.on("SIGINT", () => void quit());
-  rl.on("close", () => {
-    // End of input (a pipe closed or Ctrl+D) is a quit, after the lines already read.
-    if (!closed) void work.then(quit);
-  });
-
-  const chat: TerminalChat = {
-    print: (text) => write(text.split("\n")),
-    close() {
-      if (closed) return;
-      closed = true;
-      unsubscribe();
-      rl.close();
-      resolveClosed();
-    },
-    closed: closedPromise,
-    settled: () => work,
-  };
-  write([dim(`Chatting with ${botName} as ${user.user.first_name}. :help for help.`, color)]);
-  if (tty) rl.prompt();
-  return chat;
 }
