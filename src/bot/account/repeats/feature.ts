@@ -1,5 +1,5 @@
 import { createConversation } from "@grammyjs/conversations";
-import { Composer, InlineKeyboard } from "grammy";
+import { type CallbackQueryContext, Composer, InlineKeyboard } from "grammy";
 import { maskedLabel } from "#src/bot/account/recipients.js";
 import type { BotContext, FlowContext } from "#src/bot/context.js";
 import { enterFlow, FLOWS, leaveFlows } from "#src/bot/flow/enter.js";
@@ -66,147 +66,166 @@ async function edit(ctx: BotContext, text: string, keyboard?: InlineKeyboard): P
 
 function repeatsComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();
-
-  const showList = async (ctx: BotContext) => {
+  composer.chatType("private").command("repeats", async (ctx) => {
     const { text, keyboard } = listScreen(viewOf(ctx), await ctx.deps.store.repeats.list(ctx.from!.id));
     await ctx.reply(text, { parse_mode: "HTML", reply_markup: keyboard });
-  };
-  composer.chatType("private").command("repeats", showList);
-
-  // Setting up.
-  composer.callbackQuery(repeatNewData.filter(), async (ctx) => {
-    const { cadence: asked, ref, source } = repeatNewData.unpack(ctx.callbackQuery.data);
-    const cadence = asked === "week" || asked === "month" ? asked : undefined;
-    const userId = ctx.from.id;
-    const { store } = ctx.deps;
-    if (source === "r") {
-      const recipient = RECIPIENT_REF.test(ref) ? await store.recipients.get(userId, ref) : undefined;
-      if (!recipient) {
-        await ctx.answerCallbackQuery({ text: ctx.t("recipients:toast.not_found") });
-        return;
-      }
-      await ctx.answerCallbackQuery();
-      if (!cadence) {
-        const keyboard = new InlineKeyboard()
-          .text(ctx.t("repeats:offer.week"), repeatNewData.pack({ cadence: "week", ref, source }))
-          .text(ctx.t("repeats:offer.month"), repeatNewData.pack({ cadence: "month", ref, source }));
-        await ctx.reply(ctx.t("repeats:offer.recipient", { label: maskedLabel(recipient.label) }), {
-          parse_mode: "HTML",
-          reply_markup: keyboard,
-        });
-        return;
-      }
-      if (ctx.callbackQuery.message) await ctx.editMessageReplyMarkup().catch(() => undefined);
-      const args: RepeatAmountArgs = { recipientId: recipient.id, cadence };
-      await leaveFlows(ctx);
-      await ctx.conversation.enter(REPEAT_AMOUNT_CONVERSATION, args);
-      return;
-    }
-    const order = await store.orders.get(ref);
-    const kind = order?.beneficiary ? methodOf(order.beneficiary) : undefined;
-    if (!order?.beneficiary || order.userId !== userId || order.kind !== "payout" || !kind || !cadence) {
-      await ctx.answerCallbackQuery({ text: ctx.t("payout:stale") });
-      return;
-    }
-    try {
-      const recipient = await store.recipients.save({
-        userId,
-        corridor: order.corridor,
-        method: kind.method,
-        label: order.recipientLabel,
-        details: order.beneficiary,
-      });
-      const result = await createRepeat(ctx, recipient, cadence, order.asked ?? order.receive);
-      await ctx.answerCallbackQuery({
-        text: ctx.t(result.created ? "repeats:toast.created" : "repeats:toast.exists"),
-      });
-      await edit(ctx, createdText(viewOf(ctx), result));
-    } catch (error) {
-      const limit =
-        error instanceof RepeatLimitError || error instanceof RecipientLimitError ? error.limit : undefined;
-      if (limit === undefined) throw error;
-      const key = error instanceof RepeatLimitError ? "repeats:toast.limit" : "payout:save.limit";
-      await ctx.answerCallbackQuery({ text: ctx.t(key, { limit }), show_alert: true });
-    }
   });
+  composer.callbackQuery(repeatNewData.filter(), onNewRepeat);
+  composer.callbackQuery(repeatData.filter(), onRepeatAction);
+  return composer;
+}
 
-  // Managing: the due card ("c") and the list ("l").
-  composer.callbackQuery(repeatData.filter(), async (ctx) => {
-    const { action, id, where } = repeatData.unpack(ctx.callbackQuery.data);
-    const { store } = ctx.deps;
-    const userId = ctx.from.id;
-    const found = await store.repeats.get(id);
-    if (!found || found.userId !== userId) {
-      await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.not_found") });
-      if (where === "c") await ctx.editMessageReplyMarkup().catch(() => undefined);
-      else await refreshList(ctx);
-      return;
-    }
-    const view = viewOf(ctx);
-    const now = ctx.deps.now();
+type CallbackContext = CallbackQueryContext<BotContext>;
+type RepeatPress = ReturnType<typeof repeatData.unpack>;
 
-    if (action === "quote") {
-      const recipient = await store.recipients.get(userId, found.recipientId);
-      const currency = amountCurrency(found);
-      if (!recipient || !currency) {
-        await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.recipient_gone"), show_alert: true });
-        return;
-      }
-      await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.quoting") });
-      if (where === "c") await ctx.editMessageReplyMarkup().catch(() => undefined);
-      await enterFlow(ctx, FLOWS.payout, {
-        recipientToken: recipient.token,
-        amount: { minor: found.amount.amount, currency },
-        quoteKey: ctx.callbackQuery.id,
-      });
-      return;
-    }
-    if (action === "amount") {
-      await ctx.answerCallbackQuery();
-      const args: RepeatAmountArgs = { repeatId: id };
-      await leaveFlows(ctx);
-      await ctx.conversation.enter(REPEAT_AMOUNT_CONVERSATION, args);
-      return;
-    }
-    if (action === "stop") {
-      await store.repeats.remove(found);
-      await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.stopped") });
-      const note = ctx.t("repeats:done.stop", { summary: summaryText(view, found) });
-      if (where === "c") await edit(ctx, note);
-      else await refreshList(ctx, note);
-      return;
-    }
-    if (action === "skip" && where === "c") {
-      // The schedule moved on when the card was sent: skipping this time changes nothing but the card.
-      await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.skipped") });
-      const next = found.paused
-        ? ctx.t("repeats:list.paused")
-        : ctx.t("repeats:list.next", { when: whenText(view, found, nextDueAt(found)) });
-      await edit(ctx, `${ctx.t("repeats:done.skip_card", { summary: summaryText(view, found) })}\n${next}`);
-      return;
-    }
-    const change = action === "skip" || action === "pause" || action === "resume" ? action : undefined;
-    if (!change) return;
-    const updated = await store.repeats.update(id, (repeat) => changed(repeat, change, now));
-    if (!updated) {
-      await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.not_found") });
-      return;
-    }
-    await ctx.answerCallbackQuery({
-      text: ctx.t(
-        `repeats:toast.${action === "skip" ? "skipped" : action === "pause" ? "paused" : "resumed"}`,
-      ),
+/** Setting up: from a saved recipient ("r", the amount asked next) or from a payout's receipt ("o"). */
+async function onNewRepeat(ctx: CallbackContext): Promise<void> {
+  const { cadence: asked, ref, source } = repeatNewData.unpack(ctx.callbackQuery.data);
+  const cadence = asked === "week" || asked === "month" ? asked : undefined;
+  if (source === "r") return newFromRecipient(ctx, ref, cadence);
+  const userId = ctx.from.id;
+  const { store } = ctx.deps;
+  const order = await store.orders.get(ref);
+  const kind = order?.beneficiary ? methodOf(order.beneficiary) : undefined;
+  if (!order?.beneficiary || order.userId !== userId || order.kind !== "payout" || !kind || !cadence) {
+    await ctx.answerCallbackQuery({ text: ctx.t("payout:stale") });
+    return;
+  }
+  try {
+    const recipient = await store.recipients.save({
+      userId,
+      corridor: order.corridor,
+      method: kind.method,
+      label: order.recipientLabel,
+      details: order.beneficiary,
     });
-    const summary = summaryText(view, updated);
-    const state = updated.paused
-      ? ctx.t("repeats:list.paused")
-      : ctx.t("repeats:list.next", { when: whenText(view, updated, nextDueAt(updated)) });
-    const note = `${ctx.t(`repeats:done.${action}`, { summary })}\n${state}`;
+    const result = await createRepeat(ctx, recipient, cadence, order.asked ?? order.receive);
+    await ctx.answerCallbackQuery({
+      text: ctx.t(result.created ? "repeats:toast.created" : "repeats:toast.exists"),
+    });
+    await edit(ctx, createdText(viewOf(ctx), result));
+  } catch (error) {
+    const limit =
+      error instanceof RepeatLimitError || error instanceof RecipientLimitError ? error.limit : undefined;
+    if (limit === undefined) throw error;
+    const key = error instanceof RepeatLimitError ? "repeats:toast.limit" : "payout:save.limit";
+    await ctx.answerCallbackQuery({ text: ctx.t(key, { limit }), show_alert: true });
+  }
+}
+
+/** 🔁 on a saved recipient: the cadence asked for first, then the amount (its own conversation). */
+async function newFromRecipient(
+  ctx: CallbackContext,
+  ref: string,
+  cadence: "week" | "month" | undefined,
+): Promise<void> {
+  const recipient = RECIPIENT_REF.test(ref)
+    ? await ctx.deps.store.recipients.get(ctx.from.id, ref)
+    : undefined;
+  if (!recipient) {
+    await ctx.answerCallbackQuery({ text: ctx.t("recipients:toast.not_found") });
+    return;
+  }
+  await ctx.answerCallbackQuery();
+  if (!cadence) {
+    const source = "r";
+    const keyboard = new InlineKeyboard()
+      .text(ctx.t("repeats:offer.week"), repeatNewData.pack({ cadence: "week", ref, source }))
+      .text(ctx.t("repeats:offer.month"), repeatNewData.pack({ cadence: "month", ref, source }));
+    await ctx.reply(ctx.t("repeats:offer.recipient", { label: maskedLabel(recipient.label) }), {
+      parse_mode: "HTML",
+      reply_markup: keyboard,
+    });
+    return;
+  }
+  if (ctx.callbackQuery.message) await ctx.editMessageReplyMarkup().catch(() => undefined);
+  const args: RepeatAmountArgs = { recipientId: recipient.id, cadence };
+  await leaveFlows(ctx);
+  await ctx.conversation.enter(REPEAT_AMOUNT_CONVERSATION, args);
+}
+
+/** Managing: the buttons of the due card ("c") and of the list ("l"). */
+async function onRepeatAction(ctx: CallbackContext): Promise<void> {
+  const press = repeatData.unpack(ctx.callbackQuery.data);
+  const { action, id, where } = press;
+  const { store } = ctx.deps;
+  const found = await store.repeats.get(id);
+  if (!found || found.userId !== ctx.from.id) {
+    await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.not_found") });
+    if (where === "c") await ctx.editMessageReplyMarkup().catch(() => undefined);
+    else await refreshList(ctx);
+    return;
+  }
+  const view = viewOf(ctx);
+  if (action === "quote") return quoteRepeat(ctx, found, where);
+  if (action === "amount") {
+    await ctx.answerCallbackQuery();
+    const args: RepeatAmountArgs = { repeatId: id };
+    await leaveFlows(ctx);
+    await ctx.conversation.enter(REPEAT_AMOUNT_CONVERSATION, args);
+    return;
+  }
+  if (action === "stop") {
+    await store.repeats.remove(found);
+    await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.stopped") });
+    const note = ctx.t("repeats:done.stop", { summary: summaryText(view, found) });
     if (where === "c") await edit(ctx, note);
     else await refreshList(ctx, note);
-  });
+    return;
+  }
+  if (action === "skip" && where === "c") {
+    // The schedule moved on when the card was sent: skipping this time changes nothing but the card.
+    await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.skipped") });
+    const next = found.paused
+      ? ctx.t("repeats:list.paused")
+      : ctx.t("repeats:list.next", { when: whenText(view, found, nextDueAt(found)) });
+    await edit(ctx, `${ctx.t("repeats:done.skip_card", { summary: summaryText(view, found) })}\n${next}`);
+    return;
+  }
+  const change = action === "skip" || action === "pause" || action === "resume" ? action : undefined;
+  if (change) await changeRepeat(ctx, press, change);
+}
 
-  return composer;
+/** "Get quote": the payout flow for the repeat's recipient and amount, up to the normal quote card. */
+async function quoteRepeat(ctx: CallbackContext, found: Repeat, where: RepeatPress["where"]): Promise<void> {
+  const recipient = await ctx.deps.store.recipients.get(ctx.from.id, found.recipientId);
+  const currency = amountCurrency(found);
+  if (!recipient || !currency) {
+    await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.recipient_gone"), show_alert: true });
+    return;
+  }
+  await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.quoting") });
+  if (where === "c") await ctx.editMessageReplyMarkup().catch(() => undefined);
+  await enterFlow(ctx, FLOWS.payout, {
+    recipientToken: recipient.token,
+    amount: { minor: found.amount.amount, currency },
+    quoteKey: ctx.callbackQuery.id,
+  });
+}
+
+/** Skip (from the list), pause or resume, and the note on the card or the list saying what changed. */
+async function changeRepeat(
+  ctx: CallbackContext,
+  { action, id, where }: RepeatPress,
+  change: "skip" | "pause" | "resume",
+): Promise<void> {
+  const now = ctx.deps.now();
+  const updated = await ctx.deps.store.repeats.update(id, (repeat) => changed(repeat, change, now));
+  if (!updated) {
+    await ctx.answerCallbackQuery({ text: ctx.t("repeats:toast.not_found") });
+    return;
+  }
+  await ctx.answerCallbackQuery({
+    text: ctx.t(`repeats:toast.${action === "skip" ? "skipped" : action === "pause" ? "paused" : "resumed"}`),
+  });
+  const view = viewOf(ctx);
+  const summary = summaryText(view, updated);
+  const state = updated.paused
+    ? ctx.t("repeats:list.paused")
+    : ctx.t("repeats:list.next", { when: whenText(view, updated, nextDueAt(updated)) });
+  const note = `${ctx.t(`repeats:done.${action}`, { summary })}\n${state}`;
+  if (where === "c") await edit(ctx, note);
+  else await refreshList(ctx, note);
 }
 
 /** Skip the next date, pause or resume; resuming never sends what fell due while paused (next future date). */
