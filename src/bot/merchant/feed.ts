@@ -40,137 +40,159 @@ const LOCK_RETRY_MS = 200;
 /** How long a later stage waits for its earlier stages' own events before showing them from the link's record. */
 const WAIT_FOR_EARLIER_MS = 5_000;
 
+/** What the feed's steps share: the dependencies, its logger, and each merchant's language. */
+interface Feed {
+  deps: MerchantFeedDeps;
+  logger: BotDeps["logger"];
+  languageOf: ReturnType<typeof languageResolver>;
+}
+
 export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkEvent) => Promise<void> {
-  const logger = deps.logger.child({ module: "merchant-feed" });
-  const languageOf = languageResolver(deps.store.users, deps.accountLanguage);
-
-  async function refForOrder(orderId: string | undefined): Promise<string | undefined> {
-    if (!orderId) return undefined;
-    const known = await deps.store.paymentLinks.refForOrder(orderId);
-    if (known) return known;
-    // A link whose order expired or was refreshed (a new invoice, another payment method) got a new one: read the
-    // active links' orders again, once per unknown order (several new orders in a few seconds are each found).
-    if (!(await deps.store.paymentLinks.claimOrderLookup(orderId))) return undefined;
-    for (const ref of await deps.store.paymentLinks.activeRefs()) {
-      const link = await deps.api.getPaymentLinkOrders(ref).catch(() => undefined);
-      if (link)
-        await deps.store.paymentLinks.linkOrders(
-          ref,
-          link.orders.map((order) => order.orderId),
-        );
-    }
-    return deps.store.paymentLinks.refForOrder(orderId);
-  }
-
-  async function treasury(event: PaymentLinkEvent, tx: Transaction): Promise<boolean> {
-    const approval = await deps.store.approvals.findByTransaction(tx.id);
-    if (!approval) return false;
-    const key = `treasury:${tx.id}:${tx.status}`;
-    if (event.event !== "payment.sent" || (await deps.store.paymentLinks.feedAlreadySent(key))) return true;
-    await deps.alerts?.raise({
-      type: "withdrawal_update",
-      approvalId: approval.id,
-      transactionId: tx.id,
-      status: tx.status,
-      amount: tx.amount,
-      currency: tx.currency,
-      at: event.receivedAt,
-    });
-    await deps.store.paymentLinks.markFeedSent(key);
-    await deps.store.audit.record({
-      actor: "system",
-      action: "treasury.status",
-      details: { id: approval.id, transactionId: tx.id, status: tx.status },
-    });
-    return true;
-  }
-
-  /** Under the link's feed lock: record what the event says, then show every stage not yet shown up to it. */
-  async function show(
-    ref: string,
-    kind: FeedKind,
-    tx: Transaction | undefined,
-    receivedAt: string | undefined,
-  ): Promise<void> {
-    const txid = tx?.btcUsdMetadata?.onchainTxid;
-    const updated = await deps.store.paymentLinks.advance(ref, {
-      ...(kind === "received" ? { status: "paid" as const } : {}),
-      ...(kind === "settled" ? { status: "settled" as const } : {}),
-      ...(kind === "received" && tx?.currency === "BTC" ? { receivedSats: tx.amount } : {}),
-      ...(txid ? { txid } : {}),
-    });
-    if (!updated) return;
-    const shown = await deps.store.paymentLinks.feedStage(ref);
-    if (STAGE[kind] <= shown) return;
-    // A later stage first: its earlier events are usually a moment behind (parallel jobs, a redelivered burst) and
-    // carry what the merchant wants to see (the sats, the payment method). Wait for them briefly; only then fill in.
-    const ageMs = receivedAt ? Date.now() - Date.parse(receivedAt) : Number.POSITIVE_INFINITY;
-    if (STAGE[kind] > shown + 1 && ageMs >= 0 && ageMs < WAIT_FOR_EARLIER_MS)
-      throw new RetryLaterError(LOCK_RETRY_MS);
-    const language = await languageOf(updated.merchantId);
-    const t = deps.translator.t(language);
-    for (let stage = shown + 1; stage <= STAGE[kind]; stage++) {
-      const current = stage === STAGE[kind] ? kind : IMPLIED[stage];
-      if (!current) continue;
-      const text = renderFeed(current, updated, current === kind ? tx : undefined, t, intlLocale(language));
-      const delivered = await send(updated.merchantId, text);
-      // A merchant who blocked the bot gets nothing more of this event: the stage counts as shown.
-      await deps.store.paymentLinks.raiseFeedStage(ref, delivered ? stage : STAGE[kind]);
-      if (!delivered) break;
-    }
-  }
-
-  /** false when the merchant blocked the bot (recorded; nothing is retried). */
-  async function send(merchantId: number, text: string): Promise<boolean> {
-    try {
-      await deps.telegram.sendMessage(merchantId, text, {
-        parse_mode: "HTML",
-        link_preview_options: { is_disabled: true },
-      });
-      return true;
-    } catch (error) {
-      if (!(error instanceof GrammyError && error.error_code === 403)) throw error;
-      // The merchant blocked the bot: record it and do not retry (the link's state is still kept).
-      await deps.store.users.update(merchantId, { unreachable: true });
-      logger.info({ merchantId }, "merchant unreachable; feed message dropped");
-      return false;
-    }
-  }
-
+  const feed: Feed = {
+    deps,
+    logger: deps.logger.child({ module: "merchant-feed" }),
+    languageOf: languageResolver(deps.store.users, deps.accountLanguage),
+  };
   return async (event) => {
-    let ref: string | undefined;
-    let tx: Transaction | undefined;
-    let kind: FeedKind;
-    if (event.event === "payment_link.settled") {
-      const data = (event.data ?? {}) as { paymentRef?: unknown; transaction?: unknown };
-      ref = typeof data.paymentRef === "string" ? data.paymentRef : undefined;
-      const parsed = transactionSchema.safeParse(data.transaction);
-      tx = parsed.success ? parsed.data : undefined;
-      kind = "settled";
-    } else if (event.event === "payment.received" || event.event === "payment.sent") {
-      const parsed = transactionSchema.safeParse(event.data);
-      if (!parsed.success) return;
-      tx = parsed.data;
-      if (await treasury(event, tx)) return;
-      ref = await refForOrder(event.orderId ?? tx.btcUsdMetadata?.orderId);
-      kind =
-        event.event === "payment.received" ? "received" : tx.status === "FAILED" ? "sent_failed" : "sent";
-    } else {
-      return;
-    }
-    const link = ref ? await deps.store.paymentLinks.get(ref) : undefined;
+    const found = await feedEventOf(feed, event);
+    if (!found) return;
+    const link = found.ref ? await deps.store.paymentLinks.get(found.ref) : undefined;
     if (!link) {
-      logger.debug({ event: event.event, orderId: event.orderId }, "payment-link event for no link of ours");
+      feed.logger.debug(
+        { event: event.event, orderId: event.orderId },
+        "payment-link event for no link of ours",
+      );
       return;
     }
     const release = await deps.store.paymentLinks.lockFeed(link.ref);
     if (!release) throw new RetryLaterError(LOCK_RETRY_MS);
     try {
-      await show(link.ref, kind, tx, event.receivedAt);
+      await show(feed, link.ref, found.kind, found.tx, event.receivedAt);
     } finally {
       await release();
     }
   };
+}
+
+/** What an event says for the feed: the link it is about, its stage and transaction (undefined: not a feed event). */
+async function feedEventOf(
+  { deps }: Feed,
+  event: PaymentLinkEvent,
+): Promise<{ ref: string | undefined; tx: Transaction | undefined; kind: FeedKind } | undefined> {
+  if (event.event === "payment_link.settled") {
+    const data = (event.data ?? {}) as { paymentRef?: unknown; transaction?: unknown };
+    const parsed = transactionSchema.safeParse(data.transaction);
+    return {
+      ref: typeof data.paymentRef === "string" ? data.paymentRef : undefined,
+      tx: parsed.success ? parsed.data : undefined,
+      kind: "settled",
+    };
+  }
+  if (event.event !== "payment.received" && event.event !== "payment.sent") return undefined;
+  const parsed = transactionSchema.safeParse(event.data);
+  if (!parsed.success) return undefined;
+  const tx = parsed.data;
+  if (await treasury(deps, event, tx)) return undefined;
+  const ref = await refForOrder(deps, event.orderId ?? tx.btcUsdMetadata?.orderId);
+  const kind =
+    event.event === "payment.received" ? "received" : tx.status === "FAILED" ? "sent_failed" : "sent";
+  return { ref, tx, kind };
+}
+
+async function refForOrder(deps: MerchantFeedDeps, orderId: string | undefined): Promise<string | undefined> {
+  if (!orderId) return undefined;
+  const known = await deps.store.paymentLinks.refForOrder(orderId);
+  if (known) return known;
+  // A link whose order expired or was refreshed (a new invoice, another payment method) got a new one: read the
+  // active links' orders again, once per unknown order (several new orders in a few seconds are each found).
+  if (!(await deps.store.paymentLinks.claimOrderLookup(orderId))) return undefined;
+  for (const ref of await deps.store.paymentLinks.activeRefs()) {
+    const link = await deps.api.getPaymentLinkOrders(ref).catch(() => undefined);
+    if (link)
+      await deps.store.paymentLinks.linkOrders(
+        ref,
+        link.orders.map((order) => order.orderId),
+      );
+  }
+  return deps.store.paymentLinks.refForOrder(orderId);
+}
+
+/** A treasury withdrawal's event (true): reported to ops once per status, never to a merchant. */
+async function treasury(deps: MerchantFeedDeps, event: PaymentLinkEvent, tx: Transaction): Promise<boolean> {
+  const approval = await deps.store.approvals.findByTransaction(tx.id);
+  if (!approval) return false;
+  const key = `treasury:${tx.id}:${tx.status}`;
+  if (event.event !== "payment.sent" || (await deps.store.paymentLinks.feedAlreadySent(key))) return true;
+  await deps.alerts?.raise({
+    type: "withdrawal_update",
+    approvalId: approval.id,
+    transactionId: tx.id,
+    status: tx.status,
+    amount: tx.amount,
+    currency: tx.currency,
+    at: event.receivedAt,
+  });
+  await deps.store.paymentLinks.markFeedSent(key);
+  await deps.store.audit.record({
+    actor: "system",
+    action: "treasury.status",
+    details: { id: approval.id, transactionId: tx.id, status: tx.status },
+  });
+  return true;
+}
+
+/** Under the link's feed lock: record what the event says, then show every stage not yet shown up to it. */
+async function show(
+  feed: Feed,
+  ref: string,
+  kind: FeedKind,
+  tx: Transaction | undefined,
+  receivedAt: string | undefined,
+): Promise<void> {
+  const { deps } = feed;
+  const txid = tx?.btcUsdMetadata?.onchainTxid;
+  const updated = await deps.store.paymentLinks.advance(ref, {
+    ...(kind === "received" ? { status: "paid" as const } : {}),
+    ...(kind === "settled" ? { status: "settled" as const } : {}),
+    ...(kind === "received" && tx?.currency === "BTC" ? { receivedSats: tx.amount } : {}),
+    ...(txid ? { txid } : {}),
+  });
+  if (!updated) return;
+  const shown = await deps.store.paymentLinks.feedStage(ref);
+  if (STAGE[kind] <= shown) return;
+  // A later stage first: its earlier events are usually a moment behind (parallel jobs, a redelivered burst) and
+  // carry what the merchant wants to see (the sats, the payment method). Wait for them briefly; only then fill in.
+  const ageMs = receivedAt ? Date.now() - Date.parse(receivedAt) : Number.POSITIVE_INFINITY;
+  if (STAGE[kind] > shown + 1 && ageMs >= 0 && ageMs < WAIT_FOR_EARLIER_MS)
+    throw new RetryLaterError(LOCK_RETRY_MS);
+  const language = await feed.languageOf(updated.merchantId);
+  const t = deps.translator.t(language);
+  for (let stage = shown + 1; stage <= STAGE[kind]; stage++) {
+    const current = stage === STAGE[kind] ? kind : IMPLIED[stage];
+    if (!current) continue;
+    const text = renderFeed(current, updated, current === kind ? tx : undefined, t, intlLocale(language));
+    const delivered = await send(feed, updated.merchantId, text);
+    // A merchant who blocked the bot gets nothing more of this event: the stage counts as shown.
+    await deps.store.paymentLinks.raiseFeedStage(ref, delivered ? stage : STAGE[kind]);
+    if (!delivered) break;
+  }
+}
+
+/** false when the merchant blocked the bot (recorded; nothing is retried). */
+async function send({ deps, logger }: Feed, merchantId: number, text: string): Promise<boolean> {
+  try {
+    await deps.telegram.sendMessage(merchantId, text, {
+      parse_mode: "HTML",
+      link_preview_options: { is_disabled: true },
+    });
+    return true;
+  } catch (error) {
+    if (!(error instanceof GrammyError && error.error_code === 403)) throw error;
+    // The merchant blocked the bot: record it and do not retry (the link's state is still kept).
+    await deps.store.users.update(merchantId, { unreachable: true });
+    logger.info({ merchantId }, "merchant unreachable; feed message dropped");
+    return false;
+  }
 }
 
 function renderFeed(
