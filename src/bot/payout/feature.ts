@@ -1,5 +1,5 @@
 import { createConversation } from "@grammyjs/conversations";
-import { Composer, InlineKeyboard } from "grammy";
+import { type CallbackQueryContext, Composer, InlineKeyboard } from "grammy";
 import type { BotContext, FlowContext } from "#src/bot/context.js";
 import { describeApiError, isAlreadyPaid } from "#src/bot/flow/api-errors.js";
 import { continuation } from "#src/bot/flow/continue.js";
@@ -75,86 +75,91 @@ function payoutComposer(): Composer<BotContext> {
     });
   });
 
-  composer.callbackQuery(payoutSimulateData.filter(), async (ctx) => {
-    const { orderId } = payoutSimulateData.unpack(ctx.callbackQuery.data);
-    const { deps } = ctx;
-    const order = await deps.store.orders.get(orderId);
-    if (deps.config.payout.env === "production" || !order || order.userId !== ctx.from.id) {
-      await ctx.answerCallbackQuery({ text: ctx.t("payout:stale") });
-      return;
-    }
-    if (order.stage !== "awaiting_payment") {
-      await ctx.answerCallbackQuery({ text: ctx.t("payout:simulate.not_open") });
-      await dropPressedButton(ctx);
-      return;
-    }
-    if (deps.now() >= Date.parse(order.expiresAt)) {
-      // Past the quote's deadline on the API's clock: the API would refuse it; say so in our words, no call.
-      await ctx.answerCallbackQuery();
-      await dropPressedButton(ctx);
-      await replyQuoteExpired(ctx, order);
-      return;
-    }
-    await ctx.answerCallbackQuery({ text: ctx.t("payout:simulate.started") });
-    try {
-      // A press whose process died mid-call may be taken over: the sandbox refuses a second payment of a quote
-      // ("Quote already paid"), so running it again is safe and the user is never left with a dead button.
-      await deps.store.once.run(
-        "simulate",
-        orderId,
-        () => deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" }),
-        { ...(deps.processes ? { processes: deps.processes } : {}), takeover: true },
-      );
-      await dropPressedButton(ctx);
-    } catch (error) {
-      if (error instanceof InFlightError) return;
-      if (isAlreadyPaid(error)) {
-        await dropPressedButton(ctx);
-        return;
-      }
-      deps.logger.warn({ err: error, orderId }, "payment simulation failed");
-      await ctx.reply(describeApiError(error, ctx.t).text);
-    }
-  });
-
-  composer.callbackQuery(payoutSaveData.filter(), async (ctx) => {
-    const { orderId } = payoutSaveData.unpack(ctx.callbackQuery.data);
-    const { store } = ctx.deps;
-    const order = await store.orders.get(orderId);
-    const kind = order?.beneficiary ? methodOf(order.beneficiary) : undefined;
-    if (!order?.beneficiary || order.userId !== ctx.from.id || !kind) {
-      await ctx.answerCallbackQuery({ text: ctx.t("payout:stale") });
-      return;
-    }
-    try {
-      const recipient = await store.recipients.save({
-        userId: order.userId,
-        corridor: order.corridor,
-        method: kind.method,
-        label: order.recipientLabel,
-        details: order.beneficiary,
-      });
-      await store.orders.annotate(orderId, { recipientId: recipient.id });
-      await ctx.answerCallbackQuery({ text: ctx.t("payout:save.saved") });
-      await dropPressedButton(ctx);
-      const link = `https://t.me/${ctx.me.username}?start=send_${recipient.token}`;
-      await ctx.reply(
-        ctx.t("payout:save.done", { label: escapeHtml(recipient.label), link: escapeHtml(link) }),
-        {
-          parse_mode: "HTML",
-          link_preview_options: { is_disabled: true },
-        },
-      );
-    } catch (error) {
-      if (!(error instanceof RecipientLimitError)) throw error;
-      await ctx.answerCallbackQuery({
-        text: ctx.t("payout:save.limit", { limit: error.limit }),
-        show_alert: true,
-      });
-    }
-  });
+  composer.callbackQuery(payoutSimulateData.filter(), simulatePayment);
+  composer.callbackQuery(payoutSaveData.filter(), saveRecipient);
 
   return composer;
+}
+
+/** Simulate payment (sandbox and test only): the sandbox pays the quote's invoice, once per order. */
+async function simulatePayment(ctx: CallbackQueryContext<BotContext>): Promise<void> {
+  const { orderId } = payoutSimulateData.unpack(ctx.callbackQuery.data);
+  const { deps } = ctx;
+  const order = await deps.store.orders.get(orderId);
+  if (deps.config.payout.env === "production" || !order || order.userId !== ctx.from.id) {
+    await ctx.answerCallbackQuery({ text: ctx.t("payout:stale") });
+    return;
+  }
+  if (order.stage !== "awaiting_payment") {
+    await ctx.answerCallbackQuery({ text: ctx.t("payout:simulate.not_open") });
+    await dropPressedButton(ctx);
+    return;
+  }
+  if (deps.now() >= Date.parse(order.expiresAt)) {
+    // Past the quote's deadline on the API's clock: the API would refuse it; say so in our words, no call.
+    await ctx.answerCallbackQuery();
+    await dropPressedButton(ctx);
+    await replyQuoteExpired(ctx, order);
+    return;
+  }
+  await ctx.answerCallbackQuery({ text: ctx.t("payout:simulate.started") });
+  try {
+    // A press whose process died mid-call may be taken over: the sandbox refuses a second payment of a quote
+    // ("Quote already paid"), so running it again is safe and the user is never left with a dead button.
+    await deps.store.once.run(
+      "simulate",
+      orderId,
+      () => deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" }),
+      { ...(deps.processes ? { processes: deps.processes } : {}), takeover: true },
+    );
+    await dropPressedButton(ctx);
+  } catch (error) {
+    if (error instanceof InFlightError) return;
+    if (isAlreadyPaid(error)) {
+      await dropPressedButton(ctx);
+      return;
+    }
+    deps.logger.warn({ err: error, orderId }, "payment simulation failed");
+    await ctx.reply(describeApiError(error, ctx.t).text);
+  }
+}
+
+/** Save recipient under a receipt: the payout's beneficiary becomes a saved recipient with its send_ link. */
+async function saveRecipient(ctx: CallbackQueryContext<BotContext>): Promise<void> {
+  const { orderId } = payoutSaveData.unpack(ctx.callbackQuery.data);
+  const { store } = ctx.deps;
+  const order = await store.orders.get(orderId);
+  const kind = order?.beneficiary ? methodOf(order.beneficiary) : undefined;
+  if (!order?.beneficiary || order.userId !== ctx.from.id || !kind) {
+    await ctx.answerCallbackQuery({ text: ctx.t("payout:stale") });
+    return;
+  }
+  try {
+    const recipient = await store.recipients.save({
+      userId: order.userId,
+      corridor: order.corridor,
+      method: kind.method,
+      label: order.recipientLabel,
+      details: order.beneficiary,
+    });
+    await store.orders.annotate(orderId, { recipientId: recipient.id });
+    await ctx.answerCallbackQuery({ text: ctx.t("payout:save.saved") });
+    await dropPressedButton(ctx);
+    const link = `https://t.me/${ctx.me.username}?start=send_${recipient.token}`;
+    await ctx.reply(
+      ctx.t("payout:save.done", { label: escapeHtml(recipient.label), link: escapeHtml(link) }),
+      {
+        parse_mode: "HTML",
+        link_preview_options: { is_disabled: true },
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof RecipientLimitError)) throw error;
+    await ctx.answerCallbackQuery({
+      text: ctx.t("payout:save.limit", { limit: error.limit }),
+      show_alert: true,
+    });
+  }
 }
 
 /** Take the pressed button off its message, keeping the others. */
