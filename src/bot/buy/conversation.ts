@@ -25,44 +25,40 @@ export type { BuyArgs } from "./screens.ts";
  * account, expiry, code) → Confirm → the one status message, which the events pipeline then moves through
  * received → sent (txid) → confirmations → done. Arguments skip steps ("New quote" on an expired buy).
  */
+/** Where the buy flow stands between attempts (a step's answer is kept until something sends the user back). */
+interface BuyState {
+  address: string | undefined;
+  speed: Speed | undefined;
+  amount: BuyAmount | undefined;
+  /** Why the amount is asked again (shown with the question). */
+  problem: string | undefined;
+  /** Stable per attempt: the user's amount message, a retry press, or the expired order being re-quoted. */
+  key: string | undefined;
+  /** One user action, one quote at the API: "Try again" keeps the failed attempt's reference and reads back first. */
+  reference: string | undefined;
+  resolveFirst: boolean;
+  /** The update the flow answers (the retry press, after one). */
+  current: FlowContext;
+}
+
 export async function buyFlow(
   conversation: FlowConversation,
   ctx: FlowContext,
   args?: BuyArgs,
 ): Promise<void> {
-  let address = typeof args?.address === "string" ? args.address : undefined;
-  let speed: Speed | undefined = isSpeed(args?.speed) ? args.speed : undefined;
-  let amount: BuyAmount | undefined = validAmount(args?.amount);
-  let problem: string | undefined;
-  // Stable per attempt: the user's amount message, a retry press, or the expired order being re-quoted.
-  let key = args?.requoteOf ? `${ctx.chatId}:requote:${args.requoteOf}` : undefined;
-  // One user action, one quote at the API: "Try again" keeps the failed attempt's reference and reads back first.
-  let reference: string | undefined;
-  let resolveFirst = false;
-  let current = ctx;
-
+  const state: BuyState = {
+    address: typeof args?.address === "string" ? args.address : undefined,
+    speed: isSpeed(args?.speed) ? args.speed : undefined,
+    amount: validAmount(args?.amount),
+    problem: undefined,
+    key: args?.requoteOf ? `${ctx.chatId}:requote:${args.requoteOf}` : undefined,
+    reference: undefined,
+    resolveFirst: false,
+    current: ctx,
+  };
   for (;;) {
-    address ??= await askAddress(conversation, current);
-    speed ??= await askSpeed(conversation, current);
-    if (!amount || !key) {
-      const typed = await askAmount(conversation, current, problem ? { problem } : {});
-      amount = { minor: typed.minor, currency: typed.currency };
-      key = `${current.chatId}:${typed.messageId}`;
-      problem = undefined;
-    }
-    if (!resolveFirst || !reference) reference = customerReferenceFor(key);
-
-    await current.replyWithChatAction("typing").catch(() => undefined);
-    const input = {
-      key,
-      customerReference: reference,
-      resolveFirst,
-      chatId: current.chatId!,
-      userId: current.from!.id,
-      address,
-      speed,
-      amount,
-    };
+    const input = await quoteInputOf(conversation, state);
+    const { current } = state;
     const deps = current.deps;
     // Ops may have paused new quotes while this user was mid-flow: nothing is quoted, the flow ends politely.
     const pause = await conversation.external(() => quotesPaused(deps, "BUY"));
@@ -71,62 +67,105 @@ export async function buyFlow(
       return;
     }
     const outcome: QuoteOutcome = await conversation.external(() => createBuyQuote(deps, input));
-    resolveFirst = false;
-
-    if (outcome.ok) {
-      const shownAt = await conversation.external(() => deps.now());
-      const view = { order: outcome.order, nowMs: shownAt };
-      const card = await current.reply(buyQuoteText(view, current.t, current.locale), {
-        parse_mode: "HTML",
-        reply_markup: buyQuoteKeyboard(outcome.order, current.t),
-      });
-      await conversation.external(() =>
-        deps.store.orders.annotate(outcome.order.orderId, { quoteMessageId: card.message_id }),
-      );
-      await awaitConfirmation(conversation, current, outcome.order, {
-        messageId: card.message_id,
-        shownAt,
-      });
-      return;
-    }
-
-    const route = routeQuoteFailure(outcome);
-    const minSats = formatMoney(MIN_ONCHAIN_SATS, "BTCSAT", current.locale);
-    if (route === "address") {
-      await current.reply(current.t("buy:quote.address_rejected"));
-      address = undefined;
-      key = undefined;
-      continue;
-    }
-    if (route === "amount") {
-      problem = isBelowMinimum(outcome)
-        ? current.t("buy:quote.below_minimum", { minSats })
-        : failureText(current, outcome);
-      key = undefined;
-      continue;
-    }
-    if (route === "stop") {
-      await current.reply(failureText(current, outcome), {
-        parse_mode: "HTML",
-        reply_markup: mainMenuKeyboard(current.t),
-      });
-      return;
-    }
-    // Retryable (API down, busy, slow): keep everything and wait for the user's "Try again".
-    const said = outcome.outcomeUnknown ? current.t("safety:quote.uncertain") : failureText(current, outcome);
-    const retry = await current.reply(`${said}\n\n${current.t("buy:quote.retry_hint")}`, {
-      parse_mode: "HTML",
-      reply_markup: new InlineKeyboard()
-        .text(current.t("common:retry_button"), buyData.pack({ action: "retry", value: "" }))
-        .add(cancelButton(current.t)),
-    });
-    const pressed = await waitForButton(conversation, retry.message_id, "retry");
-    await pressed.answerCallbackQuery();
-    await pressed.editMessageReplyMarkup().catch(() => undefined);
-    key = `${pressed.chatId}:retry:${retry.message_id}`;
-    resolveFirst = true;
-    current = pressed;
+    state.resolveFirst = false;
+    if (outcome.ok) return showQuote(conversation, current, outcome.order);
+    if (!(await onQuoteFailure(conversation, state, outcome))) return;
   }
+}
+
+/** Address, speed and amount, each asked only when missing; then the quote's input. */
+async function quoteInputOf(conversation: FlowConversation, state: BuyState) {
+  const address = state.address ?? (await askAddress(conversation, state.current));
+  state.address = address;
+  const speed = state.speed ?? (await askSpeed(conversation, state.current));
+  state.speed = speed;
+  let { amount, key } = state;
+  if (!amount || !key) {
+    const problem = state.problem;
+    const typed = await askAmount(conversation, state.current, problem ? { problem } : {});
+    amount = { minor: typed.minor, currency: typed.currency };
+    key = `${state.current.chatId}:${typed.messageId}`;
+    state.amount = amount;
+    state.key = key;
+    state.problem = undefined;
+  }
+  if (!state.resolveFirst || !state.reference) state.reference = customerReferenceFor(key);
+  const { current } = state;
+  await current.replyWithChatAction("typing").catch(() => undefined);
+  return {
+    key,
+    customerReference: state.reference,
+    resolveFirst: state.resolveFirst,
+    chatId: current.chatId!,
+    userId: current.from!.id,
+    address,
+    speed,
+    amount,
+  };
+}
+
+/** The quote card, then the wait for its Confirm. */
+async function showQuote(
+  conversation: FlowConversation,
+  current: FlowContext,
+  order: Extract<QuoteOutcome, { ok: true }>["order"],
+): Promise<void> {
+  const { deps } = current;
+  const shownAt = await conversation.external(() => deps.now());
+  const card = await current.reply(buyQuoteText({ order, nowMs: shownAt }, current.t, current.locale), {
+    parse_mode: "HTML",
+    reply_markup: buyQuoteKeyboard(order, current.t),
+  });
+  await conversation.external(() =>
+    deps.store.orders.annotate(order.orderId, { quoteMessageId: card.message_id }),
+  );
+  await awaitConfirmation(conversation, current, order, { messageId: card.message_id, shownAt });
+}
+
+/** A failed quote: back to the address or the amount, the end, or "Try again" (true: the flow goes on). */
+async function onQuoteFailure(
+  conversation: FlowConversation,
+  state: BuyState,
+  outcome: Extract<QuoteOutcome, { ok: false }>,
+): Promise<boolean> {
+  const { current } = state;
+  const route = routeQuoteFailure(outcome);
+  const minSats = formatMoney(MIN_ONCHAIN_SATS, "BTCSAT", current.locale);
+  if (route === "address") {
+    await current.reply(current.t("buy:quote.address_rejected"));
+    state.address = undefined;
+    state.key = undefined;
+    return true;
+  }
+  if (route === "amount") {
+    state.problem = isBelowMinimum(outcome)
+      ? current.t("buy:quote.below_minimum", { minSats })
+      : failureText(current, outcome);
+    state.key = undefined;
+    return true;
+  }
+  if (route === "stop") {
+    await current.reply(failureText(current, outcome), {
+      parse_mode: "HTML",
+      reply_markup: mainMenuKeyboard(current.t),
+    });
+    return false;
+  }
+  // Retryable (API down, busy, slow): keep everything and wait for the user's "Try again".
+  const said = outcome.outcomeUnknown ? current.t("safety:quote.uncertain") : failureText(current, outcome);
+  const retry = await current.reply(`${said}\n\n${current.t("buy:quote.retry_hint")}`, {
+    parse_mode: "HTML",
+    reply_markup: new InlineKeyboard()
+      .text(current.t("common:retry_button"), buyData.pack({ action: "retry", value: "" }))
+      .add(cancelButton(current.t)),
+  });
+  const pressed = await waitForButton(conversation, retry.message_id, "retry");
+  await pressed.answerCallbackQuery();
+  await pressed.editMessageReplyMarkup().catch(() => undefined);
+  state.key = `${pressed.chatId}:retry:${retry.message_id}`;
+  state.resolveFirst = true;
+  state.current = pressed;
+  return true;
 }
 
 function validAmount(value: unknown): BuyAmount | undefined {
