@@ -5,7 +5,7 @@ import { waitForText } from "#src/bot/flow/screen.js";
 import { checkAmount } from "#src/bot/rules/payout-amount.js";
 import { minimums } from "#src/bot/rules/payout-minimums.js";
 import { quoteInput } from "#src/i18n/index.js";
-import { currencyOfCountry, formatMoney } from "#src/money/index.js";
+import { type Country, type CurrencyCode, currencyOfCountry, formatMoney } from "#src/money/index.js";
 import { RecipientLimitError, RepeatLimitError } from "#src/store/index.js";
 import { createdText, createRepeat } from "./create.ts";
 import { listScreen, nextDueAt, summaryText } from "./render.ts";
@@ -33,20 +33,7 @@ export async function repeatAmountFlow(
   const userId = ctx.from?.id;
   if (userId === undefined || !args) return;
   const { deps } = ctx;
-  const target = await conversation.external(async () => {
-    if (args.repeatId) {
-      const repeat = await deps.store.repeats.get(args.repeatId);
-      return repeat?.userId === userId
-        ? { label: repeat.label, corridor: repeat.corridor, cadence: repeat.cadence }
-        : null;
-    }
-    const recipient = args.recipientId
-      ? await deps.store.recipients.get(userId, args.recipientId)
-      : undefined;
-    return recipient && args.cadence
-      ? { label: recipient.label, corridor: recipient.corridor, cadence: args.cadence }
-      : null;
-  });
+  const target = await conversation.external(() => targetOf(deps, args, userId));
   if (!target) {
     await ctx.reply(ctx.t("repeats:toast.not_found"));
     return;
@@ -85,31 +72,56 @@ export async function repeatAmountFlow(
       continue;
     }
     const amount = { amount: checked.minor, currency: checked.currency };
-    const done = await conversation.external(async () => {
-      const view = { t: current.t, locale: current.locale };
-      try {
-        if (args.repeatId) {
-          const updated = await deps.store.repeats.update(args.repeatId, (repeat) =>
-            repeat.userId === userId
-              ? { repeat: { ...repeat, amount }, dueAt: repeat.paused ? undefined : nextDueAt(repeat) }
-              : undefined,
-          );
-          if (!updated || updated.userId !== userId) return current.t("repeats:toast.not_found");
-          const list = listScreen(view, await deps.store.repeats.list(userId));
-          return `${current.t("repeats:done.amount", { summary: summaryText(view, updated) })}\n\n${list.text}`;
-        }
-        const recipient = await deps.store.recipients.get(userId, args.recipientId ?? "");
-        if (!recipient || !args.cadence) return current.t("repeats:toast.not_found");
-        return createdText(view, await createRepeat(current, recipient, args.cadence, amount));
-      } catch (error) {
-        if (error instanceof RepeatLimitError)
-          return current.t("repeats:toast.limit", { limit: error.limit });
-        if (error instanceof RecipientLimitError)
-          return current.t("payout:save.limit", { limit: error.limit });
-        throw error;
-      }
-    });
+    const done = await conversation.external(() => saveAmount(deps, current, args, userId, amount));
     await current.reply(done, { parse_mode: "HTML" });
     return;
+  }
+}
+
+/** What the amount is for (null: the repeat or the recipient is gone, or is not this user's). */
+async function targetOf(
+  deps: FlowContext["deps"],
+  args: RepeatAmountArgs,
+  userId: number,
+): Promise<{ label: string; corridor: Country; cadence: Cadence } | null> {
+  if (args.repeatId) {
+    const repeat = await deps.store.repeats.get(args.repeatId);
+    return repeat?.userId === userId
+      ? { label: repeat.label, corridor: repeat.corridor, cadence: repeat.cadence }
+      : null;
+  }
+  const recipient = args.recipientId ? await deps.store.recipients.get(userId, args.recipientId) : undefined;
+  return recipient && args.cadence
+    ? { label: recipient.label, corridor: recipient.corridor, cadence: args.cadence }
+    : null;
+}
+
+/** The amount saved: the repeat's new amount, or the new repeat; the text that says what was done. */
+async function saveAmount(
+  deps: FlowContext["deps"],
+  current: FlowContext,
+  args: RepeatAmountArgs,
+  userId: number,
+  amount: { amount: number; currency: CurrencyCode },
+): Promise<string> {
+  const view = { t: current.t, locale: current.locale };
+  try {
+    if (args.repeatId) {
+      const updated = await deps.store.repeats.update(args.repeatId, (repeat) =>
+        repeat.userId === userId
+          ? { repeat: { ...repeat, amount }, dueAt: repeat.paused ? undefined : nextDueAt(repeat) }
+          : undefined,
+      );
+      if (!updated || updated.userId !== userId) return current.t("repeats:toast.not_found");
+      const list = listScreen(view, await deps.store.repeats.list(userId));
+      return `${current.t("repeats:done.amount", { summary: summaryText(view, updated) })}\n\n${list.text}`;
+    }
+    const recipient = await deps.store.recipients.get(userId, args.recipientId ?? "");
+    if (!recipient || !args.cadence) return current.t("repeats:toast.not_found");
+    return createdText(view, await createRepeat(current, recipient, args.cadence, amount));
+  } catch (error) {
+    if (error instanceof RepeatLimitError) return current.t("repeats:toast.limit", { limit: error.limit });
+    if (error instanceof RecipientLimitError) return current.t("payout:save.limit", { limit: error.limit });
+    throw error;
   }
 }
