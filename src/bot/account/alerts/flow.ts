@@ -39,13 +39,7 @@ async function rateAlertFlow(
     await ctx.reply(ctx.t("ratealert:full", { max: MAX_RATE_ALERTS }), { parse_mode: "HTML" });
     return;
   }
-  const value = await conversation.external(async () => {
-    try {
-      return satsValue(await priceServiceFor(deps).get(country), ALERT_SATS);
-    } catch {
-      return null;
-    }
-  });
+  const value = await conversation.external(() => alertSatsValue(deps, country));
   const currency = currencyOfCountry(country);
   const names = (current: FlowContext) => ({
     flag: COUNTRY_FLAGS[country],
@@ -80,18 +74,7 @@ async function rateAlertFlow(
     }
     const key = `${current.chat!.id}:${input.messageId}`;
     const threshold = parsed.minor;
-    const saved = await conversation.external(
-      (): Promise<Saved> =>
-        deps.store.once.run("ratealert", key, async () => {
-          try {
-            await deps.store.rateAlerts.add({ userId, country, threshold });
-            return { ok: true, threshold };
-          } catch (error) {
-            if (error instanceof RateAlertLimitError) return { ok: false, limit: error.limit };
-            throw error;
-          }
-        }),
-    );
+    const saved = await conversation.external(() => saveAlert(deps, key, { userId, country, threshold }));
     if (!saved.ok) {
       await current.reply(current.t("ratealert:full", { max: saved.limit }), { parse_mode: "HTML" });
       return;
@@ -105,6 +88,32 @@ async function rateAlertFlow(
     );
     return;
   }
+}
+
+/** What ALERT_SATS buy in the corridor now (null: no price could be read; the prompt shows "—"). */
+async function alertSatsValue(deps: FlowContext["deps"], country: Country): Promise<number | null> {
+  try {
+    return satsValue(await priceServiceFor(deps).get(country), ALERT_SATS);
+  } catch {
+    return null;
+  }
+}
+
+/** The alert armed once per answer (`key`: its message), or refused when the user has the most allowed. */
+function saveAlert(
+  deps: FlowContext["deps"],
+  key: string,
+  alert: { userId: number; country: Country; threshold: number },
+): Promise<Saved> {
+  return deps.store.once.run("ratealert", key, async () => {
+    try {
+      await deps.store.rateAlerts.add(alert);
+      return { ok: true, threshold: alert.threshold };
+    } catch (error) {
+      if (error instanceof RateAlertLimitError) return { ok: false, limit: error.limit };
+      throw error;
+    }
+  });
 }
 
 export function rateAlertConversation() {
