@@ -74,6 +74,32 @@ export interface Sandbox {
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const { core, reset } = createCore(options);
+  const { scheduler, clock, logger } = core;
+  const router = new Router();
+  registerAccountRoutes(router, core);
+  registerLookupRoutes(router, core);
+  registerQuoteRoutes(router, core);
+  registerMoneyRoutes(router, core);
+  registerControlRoutes(router, core, reset);
+
+  const http = createHttpServer({
+    router,
+    faults: core.faults,
+    logger,
+    apiKey: () => core.state.account.apiKey,
+    beforeRequest: () => scheduler.runDue(),
+    now: () => clock.now(),
+  });
+  const port = await http.listen(options.port ?? 0, options.host ?? "127.0.0.1");
+  const origin = `http://127.0.0.1:${port}`;
+  core.origin = origin;
+  logger.info({ baseUrl: `${origin}${API_PREFIX}` }, "payout sandbox listening");
+  return sandboxHandle(core, options.apiKey ?? DEFAULT_API_KEY, () => http.close());
+}
+
+/** The sandbox's state and machinery, and how /_sandbox/reset puts it back to the start. */
+function createCore(options: SandboxOptions): { core: Core; reset: () => void } {
   const logger = options.logger ?? silentLogger();
   const apiKey = options.apiKey ?? DEFAULT_API_KEY;
   const webhookSecret = options.webhookSecret ?? DEFAULT_WEBHOOK_SECRET;
@@ -122,27 +148,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     core.limits.nameEnquiryPerMinute = options.nameEnquiryPerMinute ?? DEFAULT_NAME_ENQUIRY_PER_MINUTE;
     core.state = createInitialState(seed());
   };
+  return { core, reset };
+}
 
-  const router = new Router();
-  registerAccountRoutes(router, core);
-  registerLookupRoutes(router, core);
-  registerQuoteRoutes(router, core);
-  registerMoneyRoutes(router, core);
-  registerControlRoutes(router, core, reset);
-
-  const http = createHttpServer({
-    router,
-    faults,
-    logger,
-    apiKey: () => core.state.account.apiKey,
-    beforeRequest: () => scheduler.runDue(),
-    now: () => clock.now(),
-  });
-  const port = await http.listen(options.port ?? 0, options.host ?? "127.0.0.1");
-  const origin = `http://127.0.0.1:${port}`;
-  core.origin = origin;
-  logger.info({ baseUrl: `${origin}${API_PREFIX}` }, "payout sandbox listening");
-
+/** What a test or the launcher holds of a started sandbox. */
+function sandboxHandle(core: Core, apiKey: string, closeHttp: () => Promise<void>): Sandbox {
+  const { clock, scheduler, origin } = core;
   let closed = false;
   return {
     origin,
@@ -170,7 +181,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       closed = true;
       scheduler.close();
       core.webhooks.close();
-      await http.close();
+      await closeHttp();
     },
   };
 }
