@@ -49,82 +49,90 @@ export function attachTerminal(input: {
     onQuit: input.onQuit,
     onLocalCommand: async (name, args, terminal) => {
       if (!sandbox) return false;
+      // Own names only: `:toString` is no command.
+      const command = Object.hasOwn(SANDBOX_COMMANDS, name) ? SANDBOX_COMMANDS[name] : undefined;
+      if (!command) return false;
       try {
-        if (name === "pay") {
-          const { orders } = await app.store.orders.listForUser(LOCAL_USER.id, 0, 1);
-          const order = orders[0];
-          if (!order) terminal.print("No order yet: start one with /send or /buy.");
-          else if (order.kind === "payout")
-            await app.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" });
-          else
-            await app.api.simulatePayIn({
-              quoteId: order.quoteId,
-              currency: "NGN",
-              amount: order.pay.amount,
-            });
-          if (order) terminal.print(`Sandbox: paid order ${order.orderId}.`);
-          return true;
-        }
-        if (name === "mine") {
-          const count = Math.max(1, Number(args[0] ?? "1") || 1);
-          sandbox.mineBlocks(count);
-          terminal.print(`Sandbox: mined ${count} block(s).`);
-          // A real chain has no hook into the bot: production polls pending withdrawals every few seconds. Here the
-          // block is ours, so look at once (the card shows the new count right away).
-          await app.events.recheckPendingOnchain();
-          return true;
-        }
-        if (name === "advance") {
-          const step = advanceStep(args[0] ?? "");
-          if (!step) {
-            terminal.print("Usage: :advance <minutes>, or 2h, 31d");
-            return true;
-          }
-          sandbox.advanceClock(step.ms);
-          terminal.print(`Sandbox: clock moved ${step.said} forward.`);
-          return true;
-        }
-        if (name === "address") {
-          terminal.print(`Wallet: your signet address (paste it into /buy):\n${walletAddress()}`);
-          return true;
-        }
-        if (name === "price") {
-          const percent = Number((args[0] ?? "").replace(/%$/, ""));
-          if (!/^[+-]?\d+(\.\d+)?%?$/.test(args[0] ?? "") || percent <= -100 || percent === 0) {
-            terminal.print("Usage: :price <±percent>, e.g. :price +5 or :price -3");
-            return true;
-          }
-          const before = sandbox.prices.btcUsd;
-          const after = sandbox.setBtcUsd(Math.round(before * (1 + percent / 100))).btcUsd;
-          const sent = await app.rateAlerts.check();
-          terminal.print(
-            `Sandbox: bitcoin moved ${percent > 0 ? "+" : ""}${percent}% to $${after.toLocaleString("en-US")}; rate alerts checked, ${sent} sent.`,
-          );
-          return true;
-        }
-        if (name === "invoice") {
-          const sats = parseSats(args[0]);
-          if (sats === undefined) {
-            terminal.print("Usage: :invoice <sats>, e.g. :invoice 6754");
-            return true;
-          }
-          // On a line of its own, so it copies cleanly.
-          terminal.print(
-            `Wallet: invoice for ${sats.toLocaleString("en-US")} sats (paste it into the chat):\n${walletInvoice(sats, sandbox.now())}`,
-          );
-          return true;
-        }
+        await command({ app, sandbox, terminal }, args);
       } catch (error) {
         terminal.print(`Sandbox: ${(error as Error).message}`);
-        return true;
       }
-      return false;
+      return true;
     },
   });
   chat.print(
     "Local mode: this terminal is your Telegram chat with the bot. Type /start. (:help for local commands)",
   );
   return chat;
+}
+
+interface CommandContext {
+  app: App;
+  sandbox: Sandbox;
+  terminal: TerminalChat;
+}
+
+/** The sandbox-only commands, by name (without the colon). */
+const SANDBOX_COMMANDS: Partial<Record<string, (context: CommandContext, args: string[]) => Promise<void>>> =
+  {
+    pay: payLatest,
+    async mine({ app, sandbox, terminal }, args) {
+      const count = Math.max(1, Number(args[0] ?? "1") || 1);
+      sandbox.mineBlocks(count);
+      terminal.print(`Sandbox: mined ${count} block(s).`);
+      // A real chain has no hook into the bot: production polls pending withdrawals every few seconds. Here the
+      // block is ours, so look at once (the card shows the new count right away).
+      await app.events.recheckPendingOnchain();
+    },
+    async advance({ sandbox, terminal }, args) {
+      const step = advanceStep(args[0] ?? "");
+      if (!step) {
+        terminal.print("Usage: :advance <minutes>, or 2h, 31d");
+        return;
+      }
+      sandbox.advanceClock(step.ms);
+      terminal.print(`Sandbox: clock moved ${step.said} forward.`);
+    },
+    async address({ terminal }) {
+      terminal.print(`Wallet: your signet address (paste it into /buy):\n${walletAddress()}`);
+    },
+    price: movePrice,
+    async invoice({ sandbox, terminal }, args) {
+      const sats = parseSats(args[0]);
+      if (sats === undefined) {
+        terminal.print("Usage: :invoice <sats>, e.g. :invoice 6754");
+        return;
+      }
+      // On a line of its own, so it copies cleanly.
+      terminal.print(
+        `Wallet: invoice for ${sats.toLocaleString("en-US")} sats (paste it into the chat):\n${walletInvoice(sats, sandbox.now())}`,
+      );
+    },
+  };
+
+/** :pay: the sandbox pays the local user's latest order (its invoice, or the bank transfer of a buy). */
+async function payLatest({ app, terminal }: CommandContext): Promise<void> {
+  const { orders } = await app.store.orders.listForUser(LOCAL_USER.id, 0, 1);
+  const order = orders[0];
+  if (!order) terminal.print("No order yet: start one with /send or /buy.");
+  else if (order.kind === "payout") await app.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" });
+  else await app.api.simulatePayIn({ quoteId: order.quoteId, currency: "NGN", amount: order.pay.amount });
+  if (order) terminal.print(`Sandbox: paid order ${order.orderId}.`);
+}
+
+/** :price ±percent: the bitcoin price moves, and the rate alerts are checked at once. */
+async function movePrice({ app, sandbox, terminal }: CommandContext, args: string[]): Promise<void> {
+  const percent = Number((args[0] ?? "").replace(/%$/, ""));
+  if (!/^[+-]?\d+(\.\d+)?%?$/.test(args[0] ?? "") || percent <= -100 || percent === 0) {
+    terminal.print("Usage: :price <±percent>, e.g. :price +5 or :price -3");
+    return;
+  }
+  const before = sandbox.prices.btcUsd;
+  const after = sandbox.setBtcUsd(Math.round(before * (1 + percent / 100))).btcUsd;
+  const sent = await app.rateAlerts.check();
+  terminal.print(
+    `Sandbox: bitcoin moved ${percent > 0 ? "+" : ""}${percent}% to $${after.toLocaleString("en-US")}; rate alerts checked, ${sent} sent.`,
+  );
 }
 
 /** ":advance 6" is minutes; "2h" and "31d" are hours and days (a weekly or monthly repeat send in one step). */
