@@ -30,95 +30,118 @@ function providerReference(tx: TransactionRecord): Record<string, string> {
     : { nipSessionId: tx.providerReference };
 }
 
+/** What every currency's metadata carries: the transaction's times and, where given, the customer's reference. */
+interface SharedMetadata {
+  stamps: { createdAt: string; updatedAt: string };
+  reference: { customerReference?: string };
+}
+
 /** Context metadata (webhook variant unless `rest`); NGN REST metadata is exactly spec 2.3. */
 function contextMetadata(tx: TransactionRecord, rest: boolean): Record<string, unknown> {
-  const b = tx.beneficiary;
-  const stamps = { createdAt: iso(tx.createdAt), updatedAt: iso(tx.updatedAt) };
-  const reference = tx.customerReference !== undefined ? { customerReference: tx.customerReference } : {};
+  const shared: SharedMetadata = {
+    stamps: { createdAt: iso(tx.createdAt), updatedAt: iso(tx.updatedAt) },
+    reference: tx.customerReference !== undefined ? { customerReference: tx.customerReference } : {},
+  };
   switch (tx.currency) {
-    case "NGN": {
-      const bank = b?.kind === "ngn-bank" ? b : undefined;
-      return {
-        id: tx.metadataId,
-        orderId: tx.orderId,
-        bankCode: bank?.bankCode ?? null,
-        ...(rest ? {} : { bankName: bank?.bankName ?? null }),
-        bankAccountName: bank?.bankAccountName ?? null,
-        bankAccountNumber: bank?.bankAccountNumber ?? null,
-        customerInternalFee: tx.customerInternalFee,
-        ...(rest ? {} : reference),
-        ...(rest ? {} : providerReference(tx)),
-        ...stamps,
-      };
-    }
-    case "BTC": {
-      return {
-        id: tx.metadataId,
-        orderId: tx.orderId,
-        paymentMethod: tx.paymentMethod ?? "LIGHTNING",
-        externalRef: tx.customerReference ?? null,
-        ...reference,
-        customerInternalFee: tx.customerInternalFee,
-        estimatedRoutingFee: tx.estimatedRoutingFee,
-        onChainAddress: b?.kind === "onchain" ? b.onChainAddress : null,
-        lnInvoice: b?.kind === "lninvoice" ? b.lnInvoice : null,
-        lnAddress: b?.kind === "lnaddress" ? b.lnAddress : null,
-        ...(tx.type === "WITHDRAWAL" && tx.onchain
-          ? { onchainTxid: tx.onchain.txid, onchainNetworkSpeed: tx.onchain.speed }
-          : {}),
-        ...stamps,
-      };
-    }
-    case "ZAR": {
-      const bank = b?.kind === "zar-bank" ? b : undefined;
-      return {
-        id: tx.metadataId,
-        orderId: tx.orderId,
-        name: bank?.name ?? null,
-        bankName: bank?.bankName ?? null,
-        bankAccountNumber: bank?.bankAccountNumber ?? null,
-        customerInternalFee: tx.customerInternalFee,
-        ...reference,
-        ...stamps,
-      };
-    }
-    case "GHS": {
-      const mtn = b?.kind === "ghs-mtn" ? b : undefined;
-      return {
-        id: tx.metadataId,
-        orderId: tx.orderId,
-        identifierType: mtn?.identifierType ?? null,
-        phoneNumber: mtn?.phoneNumber ?? null,
-        accountName: mtn?.accountName ?? null,
-        customerInternalFee: tx.customerInternalFee,
-        ...reference,
-        ...stamps,
-      };
-    }
-    case "KES": {
-      const kes = b?.kind === "kes" ? b : undefined;
-      return {
-        id: tx.metadataId,
-        orderId: tx.orderId,
-        identifierType: kes?.identifierType ?? null,
-        identifiers: kes
-          ? Object.fromEntries(
-              Object.entries({
-                phoneNumber: kes.phoneNumber,
-                paybillNumber: kes.paybillNumber,
-                accountNumber: kes.accountNumber,
-                tillNumber: kes.tillNumber,
-                accountName: kes.accountName,
-                network: kes.network,
-              }).filter(([, value]) => value !== undefined),
-            )
-          : null,
-        customerInternalFee: tx.customerInternalFee,
-        ...reference,
-        ...stamps,
-      };
-    }
+    case "NGN":
+      return ngnMetadata(tx, rest, shared);
+    case "BTC":
+      return btcMetadata(tx, shared);
+    case "ZAR":
+      return zarMetadata(tx, shared);
+    case "GHS":
+      return ghsMetadata(tx, shared);
+    case "KES":
+      return kesMetadata(tx, shared);
   }
+}
+
+function ngnMetadata(tx: TransactionRecord, rest: boolean, { stamps, reference }: SharedMetadata) {
+  const bank = tx.beneficiary?.kind === "ngn-bank" ? tx.beneficiary : undefined;
+  return {
+    id: tx.metadataId,
+    orderId: tx.orderId,
+    bankCode: bank?.bankCode ?? null,
+    ...(rest ? {} : { bankName: bank?.bankName ?? null }),
+    bankAccountName: bank?.bankAccountName ?? null,
+    bankAccountNumber: bank?.bankAccountNumber ?? null,
+    customerInternalFee: tx.customerInternalFee,
+    ...(rest ? {} : reference),
+    ...(rest ? {} : providerReference(tx)),
+    ...stamps,
+  };
+}
+
+function btcMetadata(tx: TransactionRecord, { stamps, reference }: SharedMetadata) {
+  const b = tx.beneficiary;
+  return {
+    id: tx.metadataId,
+    orderId: tx.orderId,
+    paymentMethod: tx.paymentMethod ?? "LIGHTNING",
+    externalRef: tx.customerReference ?? null,
+    ...reference,
+    customerInternalFee: tx.customerInternalFee,
+    estimatedRoutingFee: tx.estimatedRoutingFee,
+    onChainAddress: b?.kind === "onchain" ? b.onChainAddress : null,
+    lnInvoice: b?.kind === "lninvoice" ? b.lnInvoice : null,
+    lnAddress: b?.kind === "lnaddress" ? b.lnAddress : null,
+    ...(tx.type === "WITHDRAWAL" && tx.onchain
+      ? { onchainTxid: tx.onchain.txid, onchainNetworkSpeed: tx.onchain.speed }
+      : {}),
+    ...stamps,
+  };
+}
+
+function zarMetadata(tx: TransactionRecord, { stamps, reference }: SharedMetadata) {
+  const bank = tx.beneficiary?.kind === "zar-bank" ? tx.beneficiary : undefined;
+  return {
+    id: tx.metadataId,
+    orderId: tx.orderId,
+    name: bank?.name ?? null,
+    bankName: bank?.bankName ?? null,
+    bankAccountNumber: bank?.bankAccountNumber ?? null,
+    customerInternalFee: tx.customerInternalFee,
+    ...reference,
+    ...stamps,
+  };
+}
+
+function ghsMetadata(tx: TransactionRecord, { stamps, reference }: SharedMetadata) {
+  const mtn = tx.beneficiary?.kind === "ghs-mtn" ? tx.beneficiary : undefined;
+  return {
+    id: tx.metadataId,
+    orderId: tx.orderId,
+    identifierType: mtn?.identifierType ?? null,
+    phoneNumber: mtn?.phoneNumber ?? null,
+    accountName: mtn?.accountName ?? null,
+    customerInternalFee: tx.customerInternalFee,
+    ...reference,
+    ...stamps,
+  };
+}
+
+function kesMetadata(tx: TransactionRecord, { stamps, reference }: SharedMetadata) {
+  const kes = tx.beneficiary?.kind === "kes" ? tx.beneficiary : undefined;
+  return {
+    id: tx.metadataId,
+    orderId: tx.orderId,
+    identifierType: kes?.identifierType ?? null,
+    identifiers: kes
+      ? Object.fromEntries(
+          Object.entries({
+            phoneNumber: kes.phoneNumber,
+            paybillNumber: kes.paybillNumber,
+            accountNumber: kes.accountNumber,
+            tillNumber: kes.tillNumber,
+            accountName: kes.accountName,
+            network: kes.network,
+          }).filter(([, value]) => value !== undefined),
+        )
+      : null,
+    customerInternalFee: tx.customerInternalFee,
+    ...reference,
+    ...stamps,
+  };
 }
 
 /** A Transaction as REST responses show it (orders, profile, POST /withdraw). */
