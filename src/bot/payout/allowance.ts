@@ -1,4 +1,6 @@
-import { type Country, localDay } from "#src/money/index.js";
+import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { escapeHtml } from "#src/i18n/index.js";
+import { type Country, currencyOfCountry, formatMoney, localDay } from "#src/money/index.js";
 import type { OrderRecord, Store } from "#src/store/index.js";
 
 /**
@@ -46,4 +48,18 @@ export async function allowanceFor(
   const { orders } = await deps.store.orders.listForUser(userId, 0, RECENT_ORDERS);
   const used = usedToday(orders, country, now, except);
   return { limit, used, remaining: Math.max(0, limit - used) };
+}
+
+/** Shown above the amount prompt when an amount is over what the user may still send today. */
+export function overLimitNotice(io: FlowIo, country: Country, allowance: Allowance): string {
+  const currency = currencyOfCountry(country);
+  const money = (minor: number) => escapeHtml(formatMoney(minor, currency, io.locale));
+  return io.t(
+    allowance.remaining > 0 ? "payout:amount.error.over_limit" : "payout:amount.error.limit_reached",
+    {
+      left: money(allowance.remaining),
+      limit: money(allowance.limit),
+      country: io.t(`payout:country.names.${country}`),
+    },
+  );
 }
