@@ -13,8 +13,7 @@ import type {
   QuoteRecord,
   TransactionRecord,
 } from "./state.ts";
-import { webhookTransaction } from "./transaction-views.ts";
-import { quoteOfOrder } from "./views.ts";
+import { quoteOfOrder, webhookTransaction } from "./views.ts";
 
 /**
  * Hosted payment links that settle on-chain. A link is paid by NGN bank transfer and/or over Lightning (notes §2,

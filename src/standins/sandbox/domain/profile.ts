@@ -1,7 +1,7 @@
 import { type Core, iso } from "#src/standins/sandbox/core.js";
 import { PROFILE } from "./account.ts";
 import { LISTED_WALLETS, type WalletRecord } from "./state.ts";
-import { transactionView } from "./transaction-views.ts";
+import { transactionView } from "./views.ts";
 
 /** GET /user, /wallet and /bankaccount shapes (spec 2.4–2.6). */
 

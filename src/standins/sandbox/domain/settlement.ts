@@ -5,8 +5,8 @@ import { type Currency, currencyOf } from "#src/standins/sandbox/units.js";
 import { credit, debit } from "./account.ts";
 import { onLinkOrderPaid, settleLinkOrder } from "./paymentlinks.ts";
 import type { QuoteRecord, TransactionRecord } from "./state.ts";
-import { webhookTransaction } from "./transaction-views.ts";
 import { addTransaction } from "./transactions.ts";
+import { webhookTransaction } from "./views.ts";
 
 export const FAILURE_REASON =
   "Payout rejected by the beneficiary institution (sandbox rule: identifier ends in 999)";

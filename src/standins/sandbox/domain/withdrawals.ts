@@ -9,8 +9,8 @@ import { decodeInvoice, InvoiceError, isTestNetworkInvoice } from "./invoices.ts
 import { lookupName } from "./nameenquiry.ts";
 import { FAILURE_REASON, payIn } from "./settlement.ts";
 import type { QuoteRecord, TransactionRecord } from "./state.ts";
-import { webhookTransaction } from "./transaction-views.ts";
 import { addTransaction } from "./transactions.ts";
+import { webhookTransaction } from "./views.ts";
 
 /**
  * Direct withdrawals from the wallets. The response carries the PENDING transaction; the final

@@ -8,8 +8,7 @@ import {
   refreshLinkOrder,
 } from "#src/standins/sandbox/domain/paymentlinks.js";
 import type { PaymentLinkRecord, PaymentMethod } from "#src/standins/sandbox/domain/state.js";
-import { transactionView } from "#src/standins/sandbox/domain/transaction-views.js";
-import { paymentLinkView } from "#src/standins/sandbox/domain/views.js";
+import { paymentLinkView, transactionView } from "#src/standins/sandbox/domain/views.js";
 import { withdrawBtc, withdrawNgn } from "#src/standins/sandbox/domain/withdrawals.js";
 import { badRequest, notFound, parseWith } from "#src/standins/sandbox/http/errors.js";
 import type { RequestContext, Router } from "#src/standins/sandbox/http/router.js";

@@ -1,9 +1,13 @@
 import type { Core } from "#src/standins/sandbox/core.js";
 import { createQuote, findQuote, quoteParamsFromRequest } from "#src/standins/sandbox/domain/quotes.js";
 import { payIn } from "#src/standins/sandbox/domain/settlement.js";
-import { transactionDetail } from "#src/standins/sandbox/domain/transaction-views.js";
 import { findTransaction } from "#src/standins/sandbox/domain/transactions.js";
-import { orderListView, orderView, quoteView } from "#src/standins/sandbox/domain/views.js";
+import {
+  orderListView,
+  orderView,
+  quoteView,
+  transactionDetail,
+} from "#src/standins/sandbox/domain/views.js";
 import { badRequest, notFound, parseWith } from "#src/standins/sandbox/http/errors.js";
 import type { Router } from "#src/standins/sandbox/http/router.js";
 import { API_PREFIX } from "#src/standins/sandbox/http/server.js";
