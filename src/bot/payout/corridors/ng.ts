@@ -1,5 +1,6 @@
 import { validationMessageKey } from "#src/bot/flow/api-errors.js";
 import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { ngBankSearch } from "#src/bot/payout/banks.js";
 import { payoutAction, payoutBankData } from "#src/bot/payout/callback-data.js";
 import { actionsKeyboard, bankResultsKeyboard, popularBanksKeyboard } from "#src/bot/payout/keyboards.js";
 import {
@@ -10,7 +11,6 @@ import {
   promptText,
   withNotice,
 } from "#src/bot/payout/prompts.js";
-import { ngBankSearch } from "#src/bot/payout/banks.js";
 import { classifyEnquiryFailure, parseNgAccountNumber } from "#src/bot/payout/recipient.js";
 import { type Voice, voiced } from "#src/bot/payout/voice.js";
 import type { BankEntry } from "#src/bot/rules/banks.js";

@@ -1,4 +1,5 @@
 import type { FlowIo } from "#src/bot/flow/flow-io.js";
+import { zaBanks } from "#src/bot/payout/banks.js";
 import { payoutAction, payoutZaBankData } from "#src/bot/payout/callback-data.js";
 import { actionsKeyboard, zaBanksKeyboard, zaMatchesKeyboard } from "#src/bot/payout/keyboards.js";
 import {
@@ -10,7 +11,6 @@ import {
   promptValue,
   withNotice,
 } from "#src/bot/payout/prompts.js";
-import { zaBanks } from "#src/bot/payout/banks.js";
 import { parseZaAccountNumber } from "#src/bot/payout/recipient.js";
 import { type Voice, voiced } from "#src/bot/payout/voice.js";
 import { matchZaBanks } from "#src/bot/rules/banks.js";
