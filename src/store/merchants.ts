@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import type { UserRecord, UserRepository } from "./users.ts";
+import type { UserRecord } from "./user-record.ts";
+import type { UserRepository } from "./users.ts";
 
 /**
  * Merchants are users approved by ops. The flag lives on the user record (what every handler already reads);
