@@ -65,8 +65,8 @@ export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkE
   async function treasury(event: PaymentLinkEvent, tx: Transaction): Promise<boolean> {
     const approval = await deps.store.approvals.findByTransaction(tx.id);
     if (!approval) return false;
-    const key = `treasury:${tx.id}:${tx.status}`;
-    if (event.event !== "payment.sent" || (await deps.store.paymentLinks.feedAlreadySent(key))) return true;
+    if (event.event !== "payment.sent") return true;
+    if (await deps.store.paymentLinks.treasuryNoticeSent(tx.id, tx.status)) return true;
     await deps.alerts?.raise({
       type: "withdrawal_update",
       approvalId: approval.id,
@@ -76,7 +76,7 @@ export function createMerchantFeed(deps: MerchantFeedDeps): (event: PaymentLinkE
       currency: tx.currency,
       at: event.receivedAt,
     });
-    await deps.store.paymentLinks.markFeedSent(key);
+    await deps.store.paymentLinks.markTreasuryNoticeSent(tx.id, tx.status);
     await deps.store.audit.record({
       actor: "system",
       action: "treasury.status",

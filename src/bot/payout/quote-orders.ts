@@ -10,7 +10,7 @@ import {
   currencyOfCountry,
   type FiatCurrencyCode,
 } from "#src/money/index.js";
-import { keys, type OrderRecord, QuoteBudgetExceeded, type RunContext } from "#src/store/index.js";
+import { type OrderRecord, QuoteBudgetExceeded, type RunContext } from "#src/store/index.js";
 import { createPayableQuote } from "./payable-quote.ts";
 import { buildQuoteRequest, type QuoteFigures, quoteFigures, verificationCode } from "./quote-rules.ts";
 import type { PayoutBeneficiary } from "./recipient.ts";
@@ -26,7 +26,7 @@ const BANKS_TTL_SECONDS = 24 * 3600;
 function ngBanks(deps: Pick<BotDeps, "store" | "api">): Promise<BankEntry[]> {
   return cached(
     deps,
-    keys.payoutBanks("NG"),
+    { kind: "payoutBanks", country: "NG" },
     BANKS_TTL_SECONDS,
     async () =>
       (await deps.api.listBanks("NG")).map(({ bankName, nipBankCode }) => ({ bankName, nipBankCode })),
@@ -52,7 +52,7 @@ export async function ngBankSearch(deps: Pick<BotDeps, "store" | "api">): Promis
 export function zaBanks(deps: BotDeps): Promise<string[]> {
   return cached(
     deps,
-    keys.payoutBanks("ZA"),
+    { kind: "payoutBanks", country: "ZA" },
     BANKS_TTL_SECONDS,
     () => deps.api.listZaBanks(),
     (names) => names.length > 0,
