@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
@@ -24,8 +24,8 @@ const CHECKED = (file: string) => !file.startsWith("src/store/") && !file.starts
  * stores under `idem:<scope>:<action id>` — a request paid from its card, a repeat's quote.
  */
 const NOT_KEYS = new Set([
-  "src/bot/payout/requests/pay.ts: request:${}:${}:${}",
-  "src/bot/payout/conversation.ts: repeat:${}",
+  "src/bot/payout/requests/pay.ts: request:{}:{}:{}",
+  "src/bot/payout/conversation.ts: repeat:{}",
 ]);
 
 function sourceFiles(dir: string): string[] {
@@ -36,13 +36,13 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Every string and template literal of a file, interpolations written `${}`. */
+/** Every string and template literal of a file, each interpolation written `{}`. */
 function literalsOf(file: string, source: string): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push(node.text);
     else if (ts.isTemplateExpression(node)) {
-      found.push(node.head.text + node.templateSpans.map((span) => `\${}${span.literal.text}`).join(""));
+      found.push(node.head.text + node.templateSpans.map((span) => `{}${span.literal.text}`).join(""));
     }
     ts.forEachChild(node, visit);
   };
@@ -56,7 +56,7 @@ function keysOfStore(): { fixed: Set<string>; prefixes: Set<string> } {
   const prefixes = new Set<string>();
   for (const literal of literalsOf(KEYS_FILE, readFileSync(join(ROOT, KEYS_FILE), "utf8"))) {
     if (!/^[a-z][a-z-]*:/.test(literal)) continue;
-    const hole = literal.indexOf("${}");
+    const hole = literal.indexOf("{}");
     if (hole < 0) fixed.add(literal);
     else prefixes.add(literal.slice(0, hole));
   }
@@ -68,7 +68,7 @@ const { fixed: FIXED_KEYS, prefixes: KEY_PREFIXES } = keysOfStore();
 
 function buildsKey(literal: string): boolean {
   if (FIXED_KEYS.has(literal)) return true;
-  return [...KEY_PREFIXES].some((prefix) => literal.startsWith(`${prefix}\${}`));
+  return [...KEY_PREFIXES].some((prefix) => literal.startsWith(`${prefix}{}`));
 }
 
 describe("Redis keys are built in src/store only", () => {
@@ -76,11 +76,11 @@ describe("Redis keys are built in src/store only", () => {
     expect(FIXED_KEYS).toContain("orders:open");
     expect(KEY_PREFIXES).toContain("order:");
     expect(KEY_PREFIXES).toContain("plink:feedstage:");
-    expect(buildsKey("order:${}")).toBe(true);
-    expect(buildsKey("user:${}:orders")).toBe(true);
+    expect(buildsKey("order:{}")).toBe(true);
+    expect(buildsKey("user:{}:orders")).toBe(true);
     expect(buildsKey("settings:maintenance")).toBe(true);
     // Translation keys share some namespaces with Redis keys: only a key's own shape counts.
-    expect(buildsKey("refund:line.${}")).toBe(false);
+    expect(buildsKey("refund:line.{}")).toBe(false);
     expect(buildsKey("ratealert:removed")).toBe(false);
   });
 
