@@ -4,6 +4,7 @@ import type { BotDeps } from "#src/bot/context.js";
 import { type BankEntry, createBankSearch } from "#src/bot/rules/banks.js";
 import { maskDigits, scrubText } from "#src/log/mask.js";
 import type { ApprovalPayload, ApprovalRecord, ApproveOutcome, RejectOutcome } from "#src/store/index.js";
+import type { ProductStore } from "#src/store/ports.js";
 
 /**
  * Treasury withdrawals with four eyes: a request is stored (with an expiry) and posted to the admin group; only a
@@ -12,7 +13,8 @@ import type { ApprovalPayload, ApprovalRecord, ApproveOutcome, RejectOutcome } f
  */
 const APPROVAL_TTL_MS = 15 * 60_000;
 
-type TreasuryDeps = Pick<BotDeps, "store" | "logger"> & {
+type TreasuryDeps = Pick<BotDeps, "logger"> & {
+  store: ProductStore<"ops">;
   api: Pick<BotDeps["api"], "listBanks" | "withdrawNgn" | "withdrawBtc">;
 };
 
