@@ -50,66 +50,25 @@ export function createMetrics(options: { defaultMetrics?: boolean; prefix?: stri
   const registry = new Registry();
   const prefix = options.prefix ?? "payoutbot_";
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
-  let source: QueueCountsSource | undefined;
-  let refundSource: RefundCountsSource | undefined;
-
-  // One scrape reads the counts once and both gauges share it.
-  let pending: Promise<Record<string, Record<string, number>>> | undefined;
-  const readCounts = async () => {
-    if (!source) return {};
-    pending ??= source().finally(() => {
-      pending = undefined;
-    });
-    try {
-      return await pending;
-    } catch {
-      return {};
-    }
-  };
-
-  const queueDepth = new Gauge({
-    name: `${prefix}queue_jobs`,
-    help: "Jobs in the events queues by state (waiting, delayed, active, prioritized); failed jobs are dead_letters",
-    labelNames: ["queue", "state"] as const,
-    registers: [registry],
-    async collect() {
-      const counts = await readCounts();
-      this.reset();
-      for (const [queue, states] of Object.entries(counts)) {
-        for (const state of ["waiting", "delayed", "active", "prioritized"] as const) {
-          this.set({ queue, state }, states[state] ?? 0);
-        }
-      }
-    },
-  });
-  const deadLetters = new Gauge({
-    name: `${prefix}dead_letters`,
-    help: "Jobs that exhausted their retries and wait for ops to replay them",
-    labelNames: ["queue"] as const,
-    registers: [registry],
-    async collect() {
-      const counts = await readCounts();
-      this.reset();
-      for (const [queue, states] of Object.entries(counts)) this.set({ queue }, states.failed ?? 0);
-    },
-  });
-
-  new Gauge({
-    name: `${prefix}refunds_open`,
-    help: "Refunds not finished, by state: awaiting_approval waits for an ops admin, uncertain for ops to check",
-    labelNames: ["state"] as const,
-    registers: [registry],
-    async collect() {
-      // A failed read leaves the last numbers rather than zeros that would look like "nothing waiting".
-      const counts = await refundSource?.().catch(() => undefined);
-      if (!counts) return;
-      this.reset();
-      for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
-    },
-  });
-
+  // Registered in the order a scrape lists them: the gauges read at scrape time first.
+  const queues = queueGauges(registry, prefix);
+  const setRefundSource = refundGauge(registry, prefix);
   return {
     registry,
+    ...updateMetrics(registry, prefix),
+    ...deliveryMetrics(registry, prefix),
+    ...payoutApiMetrics(registry, prefix),
+    ...queues,
+    setRefundSource,
+  };
+}
+
+/** The bot's: updates handled and how long each took. */
+function updateMetrics(
+  registry: Registry,
+  prefix: string,
+): Pick<Metrics, "updatesHandled" | "handlerLatency"> {
+  return {
     updatesHandled: new Counter({
       name: `${prefix}updates_handled_total`,
       help: "Telegram updates handled, by update type",
@@ -123,6 +82,15 @@ export function createMetrics(options: { defaultMetrics?: boolean; prefix?: stri
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
+  };
+}
+
+/** The events pipeline's: webhooks received, and what reached Telegram (or did not). */
+function deliveryMetrics(
+  registry: Registry,
+  prefix: string,
+): Pick<Metrics, "webhookEvents" | "notifications" | "telegramErrors"> {
+  return {
     webhookEvents: new Counter({
       name: `${prefix}webhook_events_total`,
       help: "Payout API webhook deliveries, by event and outcome",
@@ -141,6 +109,15 @@ export function createMetrics(options: { defaultMetrics?: boolean; prefix?: stri
       labelNames: ["method", "code"] as const,
       registers: [registry],
     }),
+  };
+}
+
+/** The payout API client's requests: their duration, failures, and whether the periodic ping answers. */
+function payoutApiMetrics(
+  registry: Registry,
+  prefix: string,
+): Pick<Metrics, "payoutApiErrors" | "payoutApiDuration" | "payoutApiUp"> {
+  return {
     payoutApiErrors: new Counter({
       name: `${prefix}payout_api_errors_total`,
       help: "Failed payout API requests (every attempt), by error kind (network, timeout, server, …) and endpoint",
@@ -159,17 +136,82 @@ export function createMetrics(options: { defaultMetrics?: boolean; prefix?: stri
       help: "1 when the last periodic ping of the payout API (GET /price) answered, 0 when it failed",
       registers: [registry],
     }),
-    queueDepth,
-    deadLetters,
-    setRefundSource(next) {
-      refundSource = next;
-    },
+  };
+}
+
+/** The events queues' depth and dead letters, read at scrape time from the source the pipeline registers. */
+function queueGauges(
+  registry: Registry,
+  prefix: string,
+): Pick<Metrics, "queueDepth" | "deadLetters" | "setQueueSource"> {
+  let source: QueueCountsSource | undefined;
+  // One scrape reads the counts once and both gauges share it.
+  let pending: Promise<Record<string, Record<string, number>>> | undefined;
+  const readCounts = async () => {
+    if (!source) return {};
+    pending ??= source().finally(() => {
+      pending = undefined;
+    });
+    try {
+      return await pending;
+    } catch {
+      return {};
+    }
+  };
+  return {
+    queueDepth: new Gauge({
+      name: `${prefix}queue_jobs`,
+      help: "Jobs in the events queues by state (waiting, delayed, active, prioritized); failed jobs are dead_letters",
+      labelNames: ["queue", "state"] as const,
+      registers: [registry],
+      async collect() {
+        const counts = await readCounts();
+        this.reset();
+        for (const [queue, states] of Object.entries(counts)) {
+          for (const state of ["waiting", "delayed", "active", "prioritized"] as const) {
+            this.set({ queue, state }, states[state] ?? 0);
+          }
+        }
+      },
+    }),
+    deadLetters: new Gauge({
+      name: `${prefix}dead_letters`,
+      help: "Jobs that exhausted their retries and wait for ops to replay them",
+      labelNames: ["queue"] as const,
+      registers: [registry],
+      async collect() {
+        const counts = await readCounts();
+        this.reset();
+        for (const [queue, states] of Object.entries(counts)) this.set({ queue }, states.failed ?? 0);
+      },
+    }),
     setQueueSource(next) {
       source = next;
       return () => {
         if (source === next) source = undefined;
       };
     },
+  };
+}
+
+/** payoutbot_refunds_open{state}, read at scrape time; returns where to register its source. */
+function refundGauge(registry: Registry, prefix: string): Metrics["setRefundSource"] {
+  let refundSource: RefundCountsSource | undefined;
+  new Gauge({
+    name: `${prefix}refunds_open`,
+    help: "Refunds not finished, by state: awaiting_approval waits for an ops admin, uncertain for ops to check",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    async collect() {
+      // A failed read leaves the last numbers rather than zeros that would look like "nothing waiting".
+      const counts = await refundSource?.().catch(() => undefined);
+      if (!counts) return;
+      this.reset();
+      for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+    },
+  });
+  return (next) => {
+    refundSource = next;
   };
 }
 

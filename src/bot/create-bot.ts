@@ -1,7 +1,7 @@
 import { conversations } from "@grammyjs/conversations";
 import { type Api, Bot, Context, session, type Transformer } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
-import type { FirstReads } from "#src/store/index.js";
+import { CONVERSATION_KEY_PREFIX, type FirstReads } from "#src/store/index.js";
 import { fallbackFeature } from "./account/fallback.ts";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.ts";
 import { allFeatures, type Feature } from "./features.ts";
@@ -27,8 +27,6 @@ const CONVERSATION_VERSION = 6;
 /** Conversation state holds raw user input (account numbers, phones): it expires. */
 const CONVERSATION_TTL_SECONDS = 2 * 3600;
 const SESSION_TTL_SECONDS = 30 * 24 * 3600;
-/** Conversation state of a chat lives under this prefix and the chat key. */
-const CONVERSATION_PREFIX = "conv:";
 
 interface CreateBotOptions {
   token: string;
@@ -49,7 +47,9 @@ function chatKey(ctx: Context): string | undefined {
 
 function chatStateKeys(ctx: Context): ChatStateKeys | undefined {
   const key = chatKey(ctx);
-  return key === undefined ? undefined : { sessionKey: key, conversationKey: `${CONVERSATION_PREFIX}${key}` };
+  return key === undefined
+    ? undefined
+    : { sessionKey: key, conversationKey: `${CONVERSATION_KEY_PREFIX}${key}` };
 }
 
 /**
@@ -108,7 +108,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       storage: {
         type: "key",
         version: CONVERSATION_VERSION,
-        prefix: CONVERSATION_PREFIX,
+        prefix: CONVERSATION_KEY_PREFIX,
         getStorageKey: chatKey,
         adapter: deps.store.conversationStorage(CONVERSATION_TTL_SECONDS),
       },

@@ -12,6 +12,12 @@ import { BodyTooLargeError, readRawBody } from "./body.ts";
 import { closeGracefully, listen } from "./listen.ts";
 import { bearerMatches, sendMetrics } from "./metrics-server.ts";
 
+export interface ReadinessCheck {
+  name: string;
+  /** Resolves when the dependency is usable; rejects (or times out) otherwise. */
+  check: () => Promise<unknown>;
+}
+
 /** What the payout webhook receiver gets: the exact bytes (for the signature) and the headers. */
 export interface RawRequest {
   rawBody: Buffer;
@@ -27,12 +33,6 @@ export type RawRequestHandler = (request: RawRequest) => Promise<HandlerResponse
 
 /** grammY's `webhookCallback(bot, "http")` has this shape. */
 type NodeHttpHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
-
-export interface ReadinessCheck {
-  name: string;
-  /** Resolves when the dependency is usable; rejects (or times out) otherwise. */
-  check: () => Promise<unknown>;
-}
 
 interface TelegramRoute {
   handler: NodeHttpHandler;
@@ -80,10 +80,27 @@ const DEFAULT_BODY_LIMIT = 256 * 1024;
 /** The process's public HTTP server: payout webhooks, Telegram updates (webhook mode), health (and metrics to a token). */
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { logger } = options;
-  const bodyLimit = options.webhookBodyLimit ?? DEFAULT_BODY_LIMIT;
   const readiness = [...(options.readiness ?? [])];
   let telegram = options.telegram;
   let draining = false;
+
+  async function ready(res: ServerResponse): Promise<void> {
+    if (draining) return sendJson(res, 503, { status: "draining" });
+    const { healthy, checks } = await readinessOf(readiness, options.readinessTimeoutMs ?? 2_000, logger);
+    sendJson(res, healthy ? 200 : 503, { status: healthy ? "ok" : "unavailable", checks });
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = pathOf(req);
+    const method = req.method ?? "GET";
+    if (path === PAYOUT_WEBHOOK_PATH) return payoutWebhook(req, res, options);
+    if (telegram && path === (telegram.path ?? DEFAULT_TELEGRAM_PATH))
+      return telegramUpdate(req, res, telegram);
+    if (path === "/healthz" && method === "GET") return sendJson(res, 200, { status: "ok" });
+    if (path === "/readyz" && method === "GET") return ready(res);
+    if (path === "/metrics" && method === "GET" && options.metrics) return metrics(req, res, options.metrics);
+    sendJson(res, 404, { status: "error", message: "not found" });
+  }
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
@@ -95,67 +112,6 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   // Slow clients must not hold sockets forever; webhook senders are expected to answer within seconds.
   server.requestTimeout = 15_000;
   server.headersTimeout = 10_000;
-
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = pathOf(req);
-    const method = req.method ?? "GET";
-    if (path === PAYOUT_WEBHOOK_PATH) {
-      if (method !== "POST") return methodNotAllowed(res, "POST");
-      if (!options.payoutWebhook) return sendJson(res, 404, { status: "error", message: "not found" });
-      let rawBody: Buffer;
-      try {
-        rawBody = await readRawBody(req, bodyLimit);
-      } catch (error) {
-        if (error instanceof BodyTooLargeError) {
-          res.setHeader("connection", "close");
-          return sendJson(res, 413, { status: "error", message: "payload too large" });
-        }
-        throw error;
-      }
-      const answer = await options.payoutWebhook({ rawBody, headers: req.headers });
-      return sendJson(res, answer.status, answer.body);
-    }
-    if (telegram && path === (telegram.path ?? DEFAULT_TELEGRAM_PATH)) {
-      if (method !== "POST") return methodNotAllowed(res, "POST");
-      if (!secretMatches(req.headers["x-telegram-bot-api-secret-token"], telegram.secretToken)) {
-        return sendJson(res, 401, { status: "error", message: "unauthorized" });
-      }
-      await telegram.handler(req, res);
-      return;
-    }
-    if (path === "/healthz" && method === "GET") return sendJson(res, 200, { status: "ok" });
-    if (path === "/readyz" && method === "GET") return ready(res);
-    if (path === "/metrics" && method === "GET" && options.metrics) {
-      if (!bearerMatches(req.headers.authorization, options.metrics.token)) {
-        res.setHeader("www-authenticate", 'Bearer realm="metrics"');
-        return sendJson(res, 401, { status: "error", message: "unauthorized" });
-      }
-      return sendMetrics(res, options.metrics.registry);
-    }
-    sendJson(res, 404, { status: "error", message: "not found" });
-  }
-
-  async function ready(res: ServerResponse): Promise<void> {
-    if (draining) return sendJson(res, 503, { status: "draining" });
-    const timeoutMs = options.readinessTimeoutMs ?? 2_000;
-    const results = await Promise.all(
-      readiness.map(async ({ name, check }) => {
-        try {
-          await withTimeout(check(), timeoutMs);
-          return [name, "ok"] as const;
-        } catch (error) {
-          // The message may carry a URL or an upstream error: keep it short and log the detail instead.
-          logger.warn({ err: error, check: name }, "readiness check failed");
-          return [name, error instanceof TimeoutError ? "timeout" : "error"] as const;
-        }
-      }),
-    );
-    const healthy = results.every(([, state]) => state === "ok");
-    sendJson(res, healthy ? 200 : 503, {
-      status: healthy ? "ok" : "unavailable",
-      checks: Object.fromEntries(results),
-    });
-  }
 
   return {
     server,
@@ -175,6 +131,54 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       draining = true;
     },
   };
+}
+
+/** POST /webhooks/payout: the exact bytes (up to the body limit) to the receiver, its answer back. */
+async function payoutWebhook(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: HttpServerOptions,
+): Promise<void> {
+  if ((req.method ?? "GET") !== "POST") return methodNotAllowed(res, "POST");
+  if (!options.payoutWebhook) return sendJson(res, 404, { status: "error", message: "not found" });
+  let rawBody: Buffer;
+  try {
+    rawBody = await readRawBody(req, options.webhookBodyLimit ?? DEFAULT_BODY_LIMIT);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) {
+      res.setHeader("connection", "close");
+      return sendJson(res, 413, { status: "error", message: "payload too large" });
+    }
+    throw error;
+  }
+  const answer = await options.payoutWebhook({ rawBody, headers: req.headers });
+  return sendJson(res, answer.status, answer.body);
+}
+
+/** Telegram's webhook: only with the secret token set by setWebhook. */
+async function telegramUpdate(
+  req: IncomingMessage,
+  res: ServerResponse,
+  telegram: TelegramRoute,
+): Promise<void> {
+  if ((req.method ?? "GET") !== "POST") return methodNotAllowed(res, "POST");
+  if (!secretMatches(req.headers["x-telegram-bot-api-secret-token"], telegram.secretToken)) {
+    return sendJson(res, 401, { status: "error", message: "unauthorized" });
+  }
+  await telegram.handler(req, res);
+}
+
+/** GET /metrics on the public port: to the bearer of the metrics token only. */
+function metrics(
+  req: IncomingMessage,
+  res: ServerResponse,
+  metrics: NonNullable<HttpServerOptions["metrics"]>,
+): Promise<void> | void {
+  if (!bearerMatches(req.headers.authorization, metrics.token)) {
+    res.setHeader("www-authenticate", 'Bearer realm="metrics"');
+    return sendJson(res, 401, { status: "error", message: "unauthorized" });
+  }
+  return sendMetrics(res, metrics.registry);
 }
 
 function pathOf(req: IncomingMessage): string {
@@ -203,6 +207,30 @@ function secretMatches(received: string | string[] | undefined, expected: string
   const a = Buffer.from(received);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * /readyz: every check at once, each within `timeoutMs` (a slow dependency counts as down). The answer names each
+ * check's state only ("ok", "timeout", "error"): a failure's message may carry a URL or an upstream error, so it is
+ * logged instead.
+ */
+async function readinessOf(
+  checks: readonly ReadinessCheck[],
+  timeoutMs: number,
+  logger: Logger,
+): Promise<{ healthy: boolean; checks: Record<string, string> }> {
+  const results = await Promise.all(
+    checks.map(async ({ name, check }) => {
+      try {
+        await withTimeout(check(), timeoutMs);
+        return [name, "ok"] as const;
+      } catch (error) {
+        logger.warn({ err: error, check: name }, "readiness check failed");
+        return [name, error instanceof TimeoutError ? "timeout" : "error"] as const;
+      }
+    }),
+  );
+  return { healthy: results.every(([, state]) => state === "ok"), checks: Object.fromEntries(results) };
 }
 
 class TimeoutError extends Error {}

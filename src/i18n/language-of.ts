@@ -1,4 +1,5 @@
-import type { UserRecord, UserRepository } from "#src/store/users.js";
+import type { UserRecord } from "#src/store/user-record.js";
+import type { UserRepository } from "#src/store/users.js";
 import type { AccountLanguage } from "./account-language.ts";
 import { type LanguageCode, resolveLanguage } from "./languages.ts";
 

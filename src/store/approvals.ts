@@ -10,6 +10,7 @@ import {
   type RejectOutcome,
   toRecord,
 } from "./approval-record.ts";
+import { keys } from "./keys.ts";
 
 /**
  * Four-eyes approval requests for treasury withdrawals. Every state change is one Lua script, so two admins
@@ -20,14 +21,6 @@ import {
  *      │──reject──▶ rejected
  *      └──expiresAt passed──▶ expired
  */
-const approvalKeys = {
-  request: (id: string) => `approval:${id}`,
-  /** Pending requests by expiry time, for the sweep that marks them expired and edits their message. */
-  pending: () => "approvals:pending",
-  /** The API transaction a withdrawal created → its request (the final status arrives by webhook). */
-  byTransaction: (transactionId: string) => `approval:tx:${transactionId}`,
-} as const;
-
 /** Requests are kept this long after they expire, for the audit trail and late button presses. */
 const RETENTION_MS = 7 * 24 * 3600 * 1000;
 
@@ -98,7 +91,7 @@ export class ApprovalRepository {
       createdAt: input.now,
       expiresAt: input.now + input.ttlMs,
     };
-    const key = approvalKeys.request(id);
+    const key = keys.approval(id);
     await this.redis
       .multi()
       .hset(key, {
@@ -111,18 +104,18 @@ export class ApprovalRepository {
         expiresAt: String(record.expiresAt),
       })
       .pexpire(key, input.ttlMs + RETENTION_MS)
-      .zadd(approvalKeys.pending(), record.expiresAt, id)
+      .zadd(keys.approvalsPending(), record.expiresAt, id)
       .exec();
     return record;
   }
 
   async get(id: string): Promise<ApprovalRecord | undefined> {
-    const fields = await this.redis.hgetall(approvalKeys.request(id));
+    const fields = await this.redis.hgetall(keys.approval(id));
     return toRecord(id, fields);
   }
 
   async setMessage(id: string, messageId: number): Promise<void> {
-    await this.redis.hset(approvalKeys.request(id), "messageId", String(messageId));
+    await this.redis.hset(keys.approval(id), "messageId", String(messageId));
   }
 
   /** The one atomic gate before money moves: only "claimed" may call the API. */
@@ -130,8 +123,8 @@ export class ApprovalRepository {
     return (await this.redis.eval(
       APPROVE,
       2,
-      approvalKeys.request(id),
-      approvalKeys.pending(),
+      keys.approval(id),
+      keys.approvalsPending(),
       String(approverId),
       String(now),
       id,
@@ -143,8 +136,8 @@ export class ApprovalRepository {
     return (await this.redis.eval(
       REJECT,
       2,
-      approvalKeys.request(id),
-      approvalKeys.pending(),
+      keys.approval(id),
+      keys.approvalsPending(),
       String(by),
       String(now),
       id,
@@ -156,7 +149,7 @@ export class ApprovalRepository {
    * follows a claim ran twice. The API is called only after this returned true.
    */
   async startExecution(id: string, now: number): Promise<boolean> {
-    return (await this.redis.hsetnx(approvalKeys.request(id), "executionStartedAt", String(now))) === 1;
+    return (await this.redis.hsetnx(keys.approval(id), "executionStartedAt", String(now))) === 1;
   }
 
   /** Record how the API call ended. Only an executing request can finish (once). */
@@ -164,7 +157,7 @@ export class ApprovalRepository {
     const changed = await this.redis.eval(
       FINISH,
       1,
-      approvalKeys.request(id),
+      keys.approval(id),
       state,
       JSON.stringify(approvalResultSchema.parse(result)),
     );
@@ -172,24 +165,24 @@ export class ApprovalRepository {
   }
 
   async linkTransaction(transactionId: string, id: string): Promise<void> {
-    await this.redis.set(approvalKeys.byTransaction(transactionId), id, "PX", RETENTION_MS);
+    await this.redis.set(keys.approvalByTransaction(transactionId), id, "PX", RETENTION_MS);
   }
 
   async findByTransaction(transactionId: string): Promise<ApprovalRecord | undefined> {
-    const id = await this.redis.get(approvalKeys.byTransaction(transactionId));
+    const id = await this.redis.get(keys.approvalByTransaction(transactionId));
     return id ? this.get(id) : undefined;
   }
 
   /** Mark every pending request whose time is up as expired; returns them (to edit their messages). */
   async expireDue(now: number, limit = 50): Promise<ApprovalRecord[]> {
-    const ids = await this.redis.zrangebyscore(approvalKeys.pending(), 0, now, "LIMIT", 0, limit);
+    const ids = await this.redis.zrangebyscore(keys.approvalsPending(), 0, now, "LIMIT", 0, limit);
     const expired: ApprovalRecord[] = [];
     for (const id of ids) {
       const changed = await this.redis.eval(
         EXPIRE,
         2,
-        approvalKeys.request(id),
-        approvalKeys.pending(),
+        keys.approval(id),
+        keys.approvalsPending(),
         String(now),
         id,
       );

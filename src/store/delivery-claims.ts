@@ -5,7 +5,8 @@ import { type OrderRecord, parseOrderText } from "./order-record.ts";
 import type { OrderRepository } from "./orders.ts";
 import { type Outbox, type PendingEntries, parsePending, readPendingLua } from "./outbox.ts";
 import { LuaScript } from "./script.ts";
-import { parseUserRecord, type UserRecord, type UserRepository } from "./users.ts";
+import { parseUserRecord, type UserRecord } from "./user-record.ts";
+import type { UserRepository } from "./users.ts";
 
 /** An order's delivery, taken: its lock, what its outbox has still to deliver, the order and its owner's record. */
 export interface DeliveryClaim {

@@ -64,6 +64,7 @@ export * from "./statements.ts";
 export * from "./stats.ts";
 export * from "./update-reads.ts";
 export * from "./updates.ts";
+export * from "./user-record.ts";
 export * from "./users.ts";
 export * from "./webhook-dedupe.ts";
 

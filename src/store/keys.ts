@@ -1,4 +1,15 @@
-/** Every Redis key the store writes, in one place (docs/architecture.md lists them). */
+/**
+ * Every Redis key the store writes, in one place (docs/architecture.md lists them); the events pipeline's BullMQ
+ * queues are the one exception (src/events/keys.ts). Nothing outside src/store builds a key: callers name what they
+ * want through a repository method (test/unit/redis-keys.test.ts holds that true).
+ */
+
+/**
+ * A chat's conversation state lives under this prefix and the chat key (the grammY conversations plugin appends the
+ * chat key itself; a chat's session lives under the bare chat key, the plugin's default).
+ */
+export const CONVERSATION_KEY_PREFIX = "conv:";
+
 export const keys = {
   user: (userId: number) => `user:${userId}`,
   usersAll: () => "users:all",
@@ -40,6 +51,30 @@ export const keys = {
   userRepeats: (userId: number) => `user:${userId}:repeats`,
   repeatsDue: () => "repeats:due",
   audit: () => "audit",
+  /** The maintenance switch and the daily payout limits (ops' settings, read ahead by every update). */
+  settingsMaintenance: () => "settings:maintenance",
+  settingsDailyLimits: () => "settings:daily-limits",
+  /** Approved merchants' ids (/merchants). */
+  merchantsAll: () => "merchants:all",
+  /** A payment link by its paymentRef, a merchant's links, and the links not yet settled. */
+  paymentLink: (ref: string) => `plink:${ref}`,
+  merchantPaymentLinks: (merchantId: number) => `merchant:${merchantId}:plinks`,
+  paymentLinksActive: () => "plinks:active",
+  /** A link's API order → its paymentRef (payment.received / payment.sent carry only the order id). */
+  paymentLinkByOrder: (orderId: string) => `plink:order:${orderId}`,
+  /** An order no link was known to hold: its active links' orders are re-read once for it. */
+  paymentLinkOrderLookup: (orderId: string) => `plink:lookup:${orderId}`,
+  /** The last feed stage shown to the merchant for a link (1 received, 2 sent, 3 settled); only ever rises. */
+  paymentLinkFeedStage: (ref: string) => `plink:feedstage:${ref}`,
+  /** One feed delivery at a time per link (events of one link are delivered in parallel jobs). */
+  paymentLinkFeedLock: (ref: string) => `plink:feedlock:${ref}`,
+  /** Ops were told of a treasury withdrawal's status (webhooks arrive at least once: told once). */
+  treasuryNoticeSent: (transactionId: string, status: string) =>
+    `plink:feed:treasury:${transactionId}:${status}`,
+  /** A four-eyes withdrawal request, the pending ones by expiry, and the API transaction → its request. */
+  approval: (id: string) => `approval:${id}`,
+  approvalsPending: () => "approvals:pending",
+  approvalByTransaction: (transactionId: string) => `approval:tx:${transactionId}`,
   refund: (orderId: string) => `refund:${orderId}`,
   refundsOpen: () => "refunds:open",
   /** The withdrawal a refund made, by the transaction id POST /withdraw/btc answered. */

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { parseJson, readJson } from "./json.ts";
+import { keys } from "./keys.ts";
 import { deleteIfEquals, LuaScript } from "./script.ts";
 
 /**
@@ -34,22 +35,6 @@ const paymentLinkRecordSchema = z.object({
 export type PaymentLinkRecord = z.infer<typeof paymentLinkRecordSchema>;
 type PaymentLinkStatus = PaymentLinkRecord["status"];
 
-const paymentLinkKeys = {
-  link: (ref: string) => `plink:${ref}`,
-  byMerchant: (merchantId: number) => `merchant:${merchantId}:plinks`,
-  /** Links not yet settled: their orders are refreshed when an event names an order we have not seen. */
-  active: () => "plinks:active",
-  byOrder: (orderId: string) => `plink:order:${orderId}`,
-  /** An order no link was known to hold: its active links' orders are re-read once for it. */
-  orderLookup: (orderId: string) => `plink:lookup:${orderId}`,
-  /** Marker of a feed message already sent for one event (at-least-once delivery, no repeats). */
-  feedSent: (key: string) => `plink:feed:${key}`,
-  /** The last feed stage shown to the merchant for a link (1 received, 2 sent, 3 settled); only ever rises. */
-  feedStage: (ref: string) => `plink:feedstage:${ref}`,
-  /** One feed delivery at a time per link (events of one link are delivered in parallel jobs). */
-  feedLock: (ref: string) => `plink:feedlock:${ref}`,
-} as const;
-
 /** Raise a link's shown feed stage, never lower it. */
 const RAISE_STAGE = new LuaScript(
   `local current = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -76,15 +61,15 @@ export class PaymentLinkRepository {
     });
     await this.redis
       .multi()
-      .set(paymentLinkKeys.link(record.ref), JSON.stringify(record))
-      .zadd(paymentLinkKeys.byMerchant(record.merchantId), Date.parse(now), record.ref)
-      .sadd(paymentLinkKeys.active(), record.ref)
+      .set(keys.paymentLink(record.ref), JSON.stringify(record))
+      .zadd(keys.merchantPaymentLinks(record.merchantId), Date.parse(now), record.ref)
+      .sadd(keys.paymentLinksActive(), record.ref)
       .exec();
     return record;
   }
 
   async get(ref: string): Promise<PaymentLinkRecord | undefined> {
-    return readJson(this.redis, paymentLinkKeys.link(ref), paymentLinkRecordSchema);
+    return readJson(this.redis, keys.paymentLink(ref), paymentLinkRecordSchema);
   }
 
   /** Newest first. */
@@ -93,13 +78,13 @@ export class PaymentLinkRepository {
     offset = 0,
     limit = 10,
   ): Promise<{ links: PaymentLinkRecord[]; total: number }> {
-    const key = paymentLinkKeys.byMerchant(merchantId);
+    const key = keys.merchantPaymentLinks(merchantId);
     const [refs, total] = await Promise.all([
       this.redis.zrevrange(key, offset, offset + limit - 1),
       this.redis.zcard(key),
     ]);
     if (refs.length === 0) return { links: [], total };
-    const raws = await this.redis.mget(...refs.map((ref) => paymentLinkKeys.link(ref)));
+    const raws = await this.redis.mget(...refs.map((ref) => keys.paymentLink(ref)));
     const links = raws
       .map((raw) => parseJson(raw, paymentLinkRecordSchema))
       .filter((link): link is PaymentLinkRecord => !!link);
@@ -111,21 +96,21 @@ export class PaymentLinkRepository {
     if (orderIds.length === 0) return;
     const pipeline = this.redis.multi();
     for (const orderId of orderIds)
-      pipeline.set(paymentLinkKeys.byOrder(orderId), ref, "EX", ORDER_INDEX_TTL_SECONDS);
+      pipeline.set(keys.paymentLinkByOrder(orderId), ref, "EX", ORDER_INDEX_TTL_SECONDS);
     await pipeline.exec();
   }
 
   async refForOrder(orderId: string): Promise<string | undefined> {
-    return (await this.redis.get(paymentLinkKeys.byOrder(orderId))) ?? undefined;
+    return (await this.redis.get(keys.paymentLinkByOrder(orderId))) ?? undefined;
   }
 
   /** true the first time an unknown order is looked up (for a minute): re-reading links once per order is enough. */
   async claimOrderLookup(orderId: string): Promise<boolean> {
-    return (await this.redis.set(paymentLinkKeys.orderLookup(orderId), "1", "EX", 60, "NX")) === "OK";
+    return (await this.redis.set(keys.paymentLinkOrderLookup(orderId), "1", "EX", 60, "NX")) === "OK";
   }
 
   async activeRefs(): Promise<string[]> {
-    return this.redis.smembers(paymentLinkKeys.active());
+    return this.redis.smembers(keys.paymentLinksActive());
   }
 
   /**
@@ -145,19 +130,19 @@ export class PaymentLinkRepository {
     if (patch.receivedSats !== undefined && link.receivedSats === undefined)
       next.receivedSats = patch.receivedSats;
     if (patch.txid && !link.txid) next.txid = patch.txid;
-    const pipeline = this.redis.multi().set(paymentLinkKeys.link(ref), JSON.stringify(next));
-    if (next.status === "settled") pipeline.srem(paymentLinkKeys.active(), ref);
+    const pipeline = this.redis.multi().set(keys.paymentLink(ref), JSON.stringify(next));
+    if (next.status === "settled") pipeline.srem(keys.paymentLinksActive(), ref);
     await pipeline.exec();
     return next;
   }
 
   /** The feed stage already shown for a link (0: none). */
   async feedStage(ref: string): Promise<number> {
-    return Number((await this.redis.get(paymentLinkKeys.feedStage(ref))) ?? 0);
+    return Number((await this.redis.get(keys.paymentLinkFeedStage(ref))) ?? 0);
   }
 
   async raiseFeedStage(ref: string, stage: number): Promise<void> {
-    await RAISE_STAGE.run(this.redis, [paymentLinkKeys.feedStage(ref)], [stage, FEED_MARKER_TTL_SECONDS]);
+    await RAISE_STAGE.run(this.redis, [keys.paymentLinkFeedStage(ref)], [stage, FEED_MARKER_TTL_SECONDS]);
   }
 
   /**
@@ -167,18 +152,19 @@ export class PaymentLinkRepository {
    */
   async lockFeed(ref: string, ttlMs = 15_000): Promise<(() => Promise<void>) | undefined> {
     const token = randomUUID();
-    const key = paymentLinkKeys.feedLock(ref);
+    const key = keys.paymentLinkFeedLock(ref);
     if ((await this.redis.set(key, token, "PX", ttlMs, "NX")) !== "OK") return undefined;
     return async () => {
       await deleteIfEquals(this.redis, key, token);
     };
   }
 
-  async feedAlreadySent(key: string): Promise<boolean> {
-    return (await this.redis.exists(paymentLinkKeys.feedSent(key))) === 1;
+  /** Whether ops were told already of this treasury withdrawal's status (webhooks arrive at least once). */
+  async treasuryNoticeSent(transactionId: string, status: string): Promise<boolean> {
+    return (await this.redis.exists(keys.treasuryNoticeSent(transactionId, status))) === 1;
   }
 
-  async markFeedSent(key: string): Promise<void> {
-    await this.redis.set(paymentLinkKeys.feedSent(key), "1", "EX", FEED_MARKER_TTL_SECONDS);
+  async markTreasuryNoticeSent(transactionId: string, status: string): Promise<void> {
+    await this.redis.set(keys.treasuryNoticeSent(transactionId, status), "1", "EX", FEED_MARKER_TTL_SECONDS);
   }
 }

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { parseJson } from "./json.ts";
+import { keys } from "./keys.ts";
 import type { UpdateReads } from "./update-reads.ts";
 
 /** What can be paused on its own: a payout country, or buying bitcoin. */
@@ -33,18 +34,13 @@ export type LimitCorridor = (typeof LIMIT_CORRIDORS)[number];
 const dailyLimitsSchema = z.partialRecord(z.enum(LIMIT_CORRIDORS), z.number().int().positive());
 type DailyLimits = z.infer<typeof dailyLimitsSchema>;
 
-const settingsKeys = {
-  maintenance: () => "settings:maintenance",
-  dailyLimits: () => "settings:daily-limits",
-} as const;
-
 /**
  * Read ahead by every update's first round trip (store/update-reads.ts): most payout and buy steps check the
  * maintenance switch, and every quote (the amount step) the daily limits.
  */
 export const SETTINGS_READ_AHEAD: readonly string[] = [
-  settingsKeys.maintenance(),
-  settingsKeys.dailyLimits(),
+  keys.settingsMaintenance(),
+  keys.settingsDailyLimits(),
 ];
 
 export class SettingsRepository {
@@ -55,16 +51,16 @@ export class SettingsRepository {
   ) {}
 
   async maintenance(): Promise<MaintenanceState> {
-    return this.readAhead(settingsKeys.maintenance(), maintenanceSchema, { paused: false });
+    return this.readAhead(keys.settingsMaintenance(), maintenanceSchema, { paused: false });
   }
 
   async setMaintenance(state: MaintenanceState): Promise<void> {
-    await this.redis.set(settingsKeys.maintenance(), JSON.stringify(state));
-    this.reads.wrote(settingsKeys.maintenance(), state);
+    await this.redis.set(keys.settingsMaintenance(), JSON.stringify(state));
+    this.reads.wrote(keys.settingsMaintenance(), state);
   }
 
   async dailyLimits(): Promise<DailyLimits> {
-    return this.readAhead(settingsKeys.dailyLimits(), dailyLimitsSchema, {});
+    return this.readAhead(keys.settingsDailyLimits(), dailyLimitsSchema, {});
   }
 
   /** A setting of SETTINGS_READ_AHEAD: as the update's first round trip read it, else from Redis; once per update. */
@@ -81,8 +77,8 @@ export class SettingsRepository {
     const limits = { ...(await this.dailyLimits()) };
     if (amountMinor === undefined) delete limits[corridor];
     else limits[corridor] = amountMinor;
-    await this.redis.set(settingsKeys.dailyLimits(), JSON.stringify(limits));
-    this.reads.wrote(settingsKeys.dailyLimits(), limits);
+    await this.redis.set(keys.settingsDailyLimits(), JSON.stringify(limits));
+    this.reads.wrote(keys.settingsDailyLimits(), limits);
     return limits;
   }
 }

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Redis } from "ioredis";
 import { keys } from "./keys.ts";
 import { LuaScript } from "./script.ts";
-import { parseUserRecord, type UserRecord } from "./users.ts";
+import { parseUserRecord, type UserRecord } from "./user-record.ts";
 
 /** At most `updates` incoming updates per user per window of `windowMs`, across every process of the bot. */
 export interface IncomingLimit {

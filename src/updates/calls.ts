@@ -94,45 +94,70 @@ export interface CallRecorder {
   run<T>(updateId: number, attempt: number, handle: () => Promise<T>): Promise<T>;
 }
 
-export function createCallRecorder(
+const DONE = '{"ok":true,"result":true}';
+
+/**
+ * Telegram's refusals that mean the call's effect is there already, read as done: an answer to a callback query
+ * handled late (after a takeover, or behind a slow update of the chat) can no longer show its toast, which is no
+ * reason to fail the step the press asked for; buttons taken off already (by the attempt that died, or never there).
+ */
+function settleRefusal(
+  method: string,
+  unrecorded: boolean,
+  answer: { status: number; text: string },
+  logger: Logger,
+  updateId: number,
+): { status: number; text: string } {
+  if (answer.status !== 400) return answer;
+  if (method === "answerCallbackQuery" && STALE_QUERY.test(answer.text)) {
+    logger.debug({ updateId }, "callback query too old to answer; going on");
+    return { status: 200, text: DONE };
+  }
+  if (unrecorded && NOT_MODIFIED.test(answer.text)) return { status: 200, text: DONE };
+  return answer;
+}
+
+/** The answer an earlier attempt recorded for this call, if it made the same call; else the replay stops here. */
+function replayed(scope: Scope, seq: number, method: string, logger: Logger): RecordedAnswer | undefined {
+  const recorded = scope.recorded?.get(seq);
+  if (recorded === undefined) return undefined;
+  const answer = decodeAnswer(recorded);
+  if (answer.m === method) return answer;
+  logger.warn(
+    { updateId: scope.updateId, seq, method, recorded: answer.m },
+    "handling took another path than the first attempt; later calls go to Telegram",
+  );
+  scope.recorded = undefined;
+  return undefined;
+}
+
+/** The fetch that numbers the calls of the update in scope, answers replayed ones and records the others. */
+function recordingFetchOf(
+  storage: AsyncLocalStorage<Scope>,
   repo: UpdateRepository,
   logger: Logger,
-  base: Fetch = createTelegramFetch() as Fetch,
-): CallRecorder {
-  const storage = new AsyncLocalStorage<Scope>();
-  const byPayload = new WeakMap<object, Scope>();
-
-  const recordingFetch = async (url: string, init?: unknown) => {
+  base: Fetch,
+): Fetch {
+  return async (url, init) => {
     const scope = storage.getStore();
     if (!scope?.open) return base(url, init);
     scope.seq += 1;
     const seq = scope.seq;
     const method = url.slice(url.lastIndexOf("/") + 1);
-    const recorded = scope.recorded?.get(seq);
-    if (recorded !== undefined) {
-      const answer = decodeAnswer(recorded);
-      if (answer.m === method) return new BufferedResponse(answer.s, answer.b);
-      logger.warn(
-        { updateId: scope.updateId, seq, method, recorded: answer.m },
-        "handling took another path than the first attempt; later calls go to Telegram",
-      );
-      scope.recorded = undefined;
-    }
+    const earlier = replayed(scope, seq, method, logger);
+    if (earlier) return new BufferedResponse(earlier.s, earlier.b);
     const response = await base(url, init);
-    let status = response.status;
-    let text = response.text ? await response.text() : JSON.stringify(await response.json());
     const unrecorded = repeatable(method, init);
-    if (status === 400 && method === "answerCallbackQuery" && STALE_QUERY.test(text)) {
-      // Handled late (after a takeover, or behind a slow update of the chat): the toast can no longer be shown,
-      // which is no reason to fail the step the press asked for.
-      logger.debug({ updateId: scope.updateId }, "callback query too old to answer; going on");
-      status = 200;
-      text = '{"ok":true,"result":true}';
-    } else if (status === 400 && unrecorded && NOT_MODIFIED.test(text)) {
-      // The buttons are off already (taken off by the attempt that died, or never there): done, as the first time.
-      status = 200;
-      text = '{"ok":true,"result":true}';
-    }
+    const { status, text } = settleRefusal(
+      method,
+      unrecorded,
+      {
+        status: response.status,
+        text: response.text ? await response.text() : JSON.stringify(await response.json()),
+      },
+      logger,
+      scope.updateId,
+    );
     if (scope.open && !unrecorded) {
       await repo.recordCall(
         scope.updateId,
@@ -144,6 +169,16 @@ export function createCallRecorder(
     }
     return new BufferedResponse(status, text);
   };
+}
+
+export function createCallRecorder(
+  repo: UpdateRepository,
+  logger: Logger,
+  base: Fetch = createTelegramFetch() as Fetch,
+): CallRecorder {
+  const storage = new AsyncLocalStorage<Scope>();
+  const byPayload = new WeakMap<object, Scope>();
+  const recordingFetch = recordingFetchOf(storage, repo, logger, base);
 
   return {
     fetch: recordingFetch as unknown as typeof fetch,

@@ -1,15 +1,11 @@
 import type { Update } from "grammy/types";
 import { Counter, type Registry } from "prom-client";
 import type { Logger } from "#src/log/logger.js";
-import {
-  type Claim,
-  type FirstReads,
-  type HeldWrite,
-  type ProcessRegistry,
-  StaleLeaseError,
-  type UpdateRepository,
-} from "#src/store/index.js";
+import type { FirstReads, ProcessRegistry, UpdateRepository } from "#src/store/index.js";
 import type { CallRecorder } from "./calls.ts";
+import { type ChatSlots, createChatSlots, type InboxState } from "./chat-slots.ts";
+import { createDrain } from "./drain.ts";
+import { createUnleasedChains } from "./unleased.ts";
 
 /**
  * Handles the updates recorded in the Redis inbox (store/updates.ts), whatever their source (long polling or the
@@ -77,215 +73,70 @@ export function chatOfUpdate(update: Update): string {
 }
 
 export function createUpdateInbox(options: InboxOptions): UpdateInbox {
-  const { repo, recorder, logger } = options;
+  const { repo, logger } = options;
   const owner = options.processes.id;
   const useLease = options.lease ?? true;
-  const concurrency = options.concurrency ?? 32;
-  const maxAttempts = options.maxAttempts ?? 5;
-  const sweepMs = options.sweepMs ?? 2_000;
-  const retryMs = options.retryMs ?? 1_000;
-  const dropped = new Counter({
-    name: "payoutbot_updates_dropped_total",
-    help: "Telegram updates given up after failing every attempt",
-    registers: options.registry ? [options.registry] : [],
+  const state: InboxState = { running: false, stopping: false };
+  const drain = createDrain({
+    ...options,
+    state,
+    owner,
+    maxAttempts: options.maxAttempts ?? 5,
+    retryMs: options.retryMs ?? 1_000,
+    dropped: new Counter({
+      name: "payoutbot_updates_dropped_total",
+      help: "Telegram updates given up after failing every attempt",
+      registers: options.registry ? [options.registry] : [],
+    }),
+    retry: (chat, ms) => slots.wakeLater(chat, ms),
   });
-
-  const waiting = new Set<string>();
-  const active = new Map<string, Promise<void>>();
-  /** Chats woken while being drained: tried once more when the drain ends. */
-  const again = new Set<string>();
-  const timers = new Set<NodeJS.Timeout>();
-  let running = false;
-  let stopping = false;
-  let stopTimers: () => void = () => undefined;
-
-  const later = (ms: number, task: () => void) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      task();
-    }, ms);
-    timer.unref();
-    timers.add(timer);
-  };
-
-  function wake(chat: string): void {
-    if (!running || stopping) return;
-    if (active.has(chat)) again.add(chat);
-    else waiting.add(chat);
-    pump();
-  }
-
-  function pump(): void {
-    for (const chat of waiting) {
-      if (active.size >= concurrency || stopping) return;
-      waiting.delete(chat);
-      if (active.has(chat)) continue;
-      launch(chat, () => repo.acquire(chat, owner));
-    }
-  }
-
-  /** A chat this process can start on right now (a free slot, nothing of the chat's in hand). */
-  function canStart(chat: string): boolean {
-    return running && !stopping && !active.has(chat) && active.size < concurrency;
-  }
-
-  function launch(chat: string, lease: () => Promise<Claim | undefined>): void {
-    const drained = drain(chat, lease).finally(() => {
-      active.delete(chat);
-      if (again.delete(chat)) waiting.add(chat);
-      pump();
-    });
-    active.set(chat, drained);
-  }
-
-  /**
-   * Take the chat's lease (`lease`) and handle its updates until it is drained, a handler fails or we stop. A
-   * failure is logged and the chat left to the sweep (record-and-lease reports its own failure to `record`'s caller
-   * instead, and hands the drain no claim).
-   */
-  async function drain(chat: string, lease: () => Promise<Claim | undefined>): Promise<void> {
-    let claim: Claim | undefined;
-    try {
-      claim = await lease();
-      while (claim) {
-        if (stopping) {
-          await repo.release(claim, owner);
-          return;
-        }
-        const writes = await handleClaim(claim);
-        if (!writes) {
-          await repo.release(claim, owner);
-          later(retryMs * claim.attempt, () => wake(chat));
-          return;
-        }
-        claim = await repo.ack(claim, owner, writes);
-      }
-    } catch (error) {
-      if (error instanceof StaleLeaseError) {
-        logger.warn(
-          { chat, token: error.token },
-          "lost the chat's lease while handling; the new holder goes on",
-        );
-      } else {
-        logger.error({ err: error, chat }, "update inbox failed; the sweep will retry the chat");
-      }
-    }
-  }
-
-  /**
-   * The chat state the handling wrote, to commit with the acknowledgement (store/held-writes.ts): the update may
-   * leave the inbox (handled, or given up). undefined: it failed and stays.
-   */
-  async function handleClaim(claim: Claim): Promise<HeldWrite[] | undefined> {
-    if (claim.attempt > maxAttempts) {
-      dropped.inc();
-      logger.error(
-        { updateId: claim.updateId, chat: claim.chat, attempts: claim.attempt - 1 },
-        "update dropped after failing every attempt",
-      );
-      return [];
-    }
-    // A handler longer than the lease keeps it while we are alive.
-    const renew = setInterval(() => {
-      void repo.renew(claim, owner).catch(() => undefined);
-    }, 30_000);
-    renew.unref();
-    try {
-      const update = JSON.parse(claim.json) as Update;
-      return await repo.holdingStateWrites(() =>
-        repo.withFirstReads(claim, () =>
-          recorder.run(claim.updateId, claim.attempt, () => options.handle(update)),
-        ),
-      );
-    } catch (error) {
-      logger.error(
-        { err: error, updateId: claim.updateId, chat: claim.chat, attempt: claim.attempt },
-        "update handling threw; it stays in the inbox",
-      );
-      return undefined;
-    } finally {
-      clearInterval(renew);
-    }
-  }
+  const slots = createChatSlots({
+    state,
+    concurrency: options.concurrency ?? 32,
+    acquire: (chat) => repo.acquire(chat, owner),
+    drain,
+  });
+  const unleased = createUnleasedChains(options);
+  let stopSweeping: () => void = () => undefined;
 
   async function sweep(): Promise<void> {
     try {
-      for (const chat of await repo.readyChats()) if (!active.has(chat)) waiting.add(chat);
-      pump();
+      slots.offer(await repo.readyChats());
     } catch (error) {
       logger.warn({ err: error }, "update inbox sweep failed");
     }
-  }
-
-  // Without leases: in-process order per chat only (what sequentialize gave), each process its own updates.
-  const chains = new Map<string, Promise<void>>();
-  function handleUnleased(chat: string, update: Update, json: string): void {
-    const previous = chains.get(chat) ?? Promise.resolve();
-    const next = previous.then(async () => {
-      try {
-        await recorder.run(update.update_id, 1, () => options.handle(update));
-      } catch (error) {
-        logger.error({ err: error, updateId: update.update_id }, "update handling threw");
-      }
-      await repo.remove(chat, update.update_id, json).catch(() => undefined);
-    });
-    chains.set(chat, next);
-    void next.finally(() => {
-      if (chains.get(chat) === next) chains.delete(chat);
-    });
   }
 
   return {
     owner,
     async record(updates) {
       const recorded = await Promise.all(
-        updates.map(async (update) => {
-          const chat = chatOfUpdate(update);
-          const json = JSON.stringify(update);
-          if (useLease && canStart(chat)) {
-            // This process would take the chat at once: record and take the lease in one round trip, and start on
-            // the claim. `record` still resolves only once the update is recorded (and rejects if it was not).
-            // A failure reaches the caller through `record`; the drain just ends.
-            const recording = repo.recordAndAcquire(
-              chat,
-              update.update_id,
-              json,
-              owner,
-              options.firstReads?.(update),
-            );
-            launch(chat, async () => (await recording.catch(() => undefined))?.claim);
-            await recording;
-            return { chat, update, json, fresh: false };
-          }
-          return { chat, update, json, fresh: await repo.record(chat, update.update_id, json) };
-        }),
+        updates.map((update) => recordOne(update, options, slots, useLease)),
       );
-      // Chats started above are in hand already: only the others are woken.
+      // Chats started on recording are in hand already: only the others are woken.
       for (const { chat, update, json, fresh } of recorded) {
         if (!fresh) continue;
-        if (useLease) wake(chat);
-        else if (running && !stopping) handleUnleased(chat, update, json);
+        if (useLease) slots.wake(chat);
+        else if (state.running && !state.stopping) unleased.handle(chat, update, json);
       }
     },
     async start() {
-      if (running) return;
-      running = true;
+      if (state.running) return;
+      state.running = true;
       if (!useLease) return;
-      const sweeper = setInterval(() => void sweep(), sweepMs);
+      const sweeper = setInterval(() => void sweep(), options.sweepMs ?? 2_000);
       sweeper.unref();
-      stopTimers = () => clearInterval(sweeper);
+      stopSweeping = () => clearInterval(sweeper);
       await sweep();
     },
     async stop(graceMs = 10_000) {
-      if (!running || stopping) return;
-      stopping = true;
-      stopTimers();
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      waiting.clear();
+      if (!state.running || state.stopping) return;
+      state.stopping = true;
+      stopSweeping();
+      const inFlight = [...slots.stop(), ...unleased.inFlight()];
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.all([...active.values(), ...chains.values()]),
+        Promise.all(inFlight),
         new Promise<void>((resolve) => {
           timer = setTimeout(resolve, graceMs);
         }),
@@ -294,4 +145,35 @@ export function createUpdateInbox(options: InboxOptions): UpdateInbox {
       // A lease still held after the grace passes to another process once the shared heartbeat stops (createApp).
     },
   };
+}
+
+/**
+ * Record one update. When this process would take its chat at once, the update is recorded and the lease taken in
+ * one round trip, and the chat is started on that claim; `record` still resolves only once the update is recorded
+ * (and rejects if it was not: a failure reaches the caller through `record`, the drain just ends). `fresh`: recorded
+ * now (not a redelivery) and not started yet.
+ */
+async function recordOne(
+  update: Update,
+  options: InboxOptions,
+  slots: ChatSlots,
+  useLease: boolean,
+): Promise<{ chat: string; update: Update; json: string; fresh: boolean }> {
+  const { repo } = options;
+  const owner = options.processes.id;
+  const chat = chatOfUpdate(update);
+  const json = JSON.stringify(update);
+  if (useLease && slots.canStart(chat)) {
+    const recording = repo.recordAndAcquire(
+      chat,
+      update.update_id,
+      json,
+      owner,
+      options.firstReads?.(update),
+    );
+    slots.launch(chat, async () => (await recording.catch(() => undefined))?.claim);
+    await recording;
+    return { chat, update, json, fresh: false };
+  }
+  return { chat, update, json, fresh: await repo.record(chat, update.update_id, json) };
 }

@@ -8,6 +8,7 @@ import { escapeHtml, intlLocale, type TFunction } from "#src/i18n/index.js";
 import { languageResolver } from "#src/i18n/language-of.js";
 import { formatMoney } from "#src/money/index.js";
 import type { PaymentLinkRecord } from "#src/store/index.js";
+import type { ProductStore } from "#src/store/ports.js";
 
 /**
  * The merchant's live feed: the events pipeline hands over payment-link traffic (payment_link.settled, and
@@ -21,8 +22,8 @@ import type { PaymentLinkRecord } from "#src/store/index.js";
  * only rises, is raised after Telegram accepted the message (at least once: a crash in between repeats only that
  * message), and a later stage arriving first shows the skipped earlier ones before itself, from the link's record.
  */
-export interface MerchantFeedDeps
-  extends Pick<BotDeps, "logger" | "store" | "translator" | "accountLanguage"> {
+export interface MerchantFeedDeps extends Pick<BotDeps, "logger" | "translator" | "accountLanguage"> {
+  store: ProductStore<"merchant">;
   api: Pick<BotDeps["api"], "getPaymentLinkOrders">;
   /** grammY Api with the process's throttler and auto-retry. */
   telegram: Api;
@@ -121,8 +122,8 @@ async function refForOrder(deps: MerchantFeedDeps, orderId: string | undefined):
 async function treasury(deps: MerchantFeedDeps, event: PaymentLinkEvent, tx: Transaction): Promise<boolean> {
   const approval = await deps.store.approvals.findByTransaction(tx.id);
   if (!approval) return false;
-  const key = `treasury:${tx.id}:${tx.status}`;
-  if (event.event !== "payment.sent" || (await deps.store.paymentLinks.feedAlreadySent(key))) return true;
+  if (event.event !== "payment.sent") return true;
+  if (await deps.store.paymentLinks.treasuryNoticeSent(tx.id, tx.status)) return true;
   await deps.alerts?.raise({
     type: "withdrawal_update",
     approvalId: approval.id,
@@ -132,7 +133,7 @@ async function treasury(deps: MerchantFeedDeps, event: PaymentLinkEvent, tx: Tra
     currency: tx.currency,
     at: event.receivedAt,
   });
-  await deps.store.paymentLinks.markFeedSent(key);
+  await deps.store.paymentLinks.markTreasuryNoticeSent(tx.id, tx.status);
   await deps.store.audit.record({
     actor: "system",
     action: "treasury.status",

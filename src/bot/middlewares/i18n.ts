@@ -1,7 +1,7 @@
 import type { Context, MiddlewareFn } from "grammy";
 import type { BotDeps, DepsFlavor, I18nFlavor } from "#src/bot/context.js";
 import { intlLocale, resolveLanguage } from "#src/i18n/index.js";
-import type { UserRecord } from "#src/store/users.js";
+import type { UserRecord } from "#src/store/user-record.js";
 
 /**
  * Resolve the user's language for this update: their /language choice → Telegram's language_code (when we ship

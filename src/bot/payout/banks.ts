@@ -1,7 +1,6 @@
 import type { BotDeps } from "#src/bot/context.js";
 import { type BankEntry, type BankSearch, createBankSearch } from "#src/bot/rules/banks.js";
 import { cached } from "#src/bot/rules/cached.js";
-import { keys } from "#src/store/index.js";
 
 /** The bank lists the NG and ZA recipient steps offer, cached in Redis for a day. */
 
@@ -11,7 +10,7 @@ const BANKS_TTL_SECONDS = 24 * 3600;
 function ngBanks(deps: Pick<BotDeps, "store" | "api">): Promise<BankEntry[]> {
   return cached(
     deps,
-    keys.payoutBanks("NG"),
+    { kind: "payoutBanks", country: "NG" },
     BANKS_TTL_SECONDS,
     async () =>
       (await deps.api.listBanks("NG")).map(({ bankName, nipBankCode }) => ({ bankName, nipBankCode })),
@@ -37,7 +36,7 @@ export async function ngBankSearch(deps: Pick<BotDeps, "store" | "api">): Promis
 export function zaBanks(deps: BotDeps): Promise<string[]> {
   return cached(
     deps,
-    keys.payoutBanks("ZA"),
+    { kind: "payoutBanks", country: "ZA" },
     BANKS_TTL_SECONDS,
     () => deps.api.listZaBanks(),
     (names) => names.length > 0,

@@ -1,7 +1,8 @@
 import type { BotDeps } from "#src/bot/context.js";
+import type { CacheEntry } from "#src/store/index.js";
 
 /**
- * The last value parsed per cache key, with the exact text it came from. Every step still reads Redis (another
+ * The last value parsed per cache entry, with the exact text it came from. Every step still reads Redis (another
  * process, or ops, may have replaced the entry), but an unchanged entry is not parsed again: comparing the text
  * is far cheaper than JSON.parse of a bank list. Values handed out are shared: callers only read them.
  */
@@ -9,12 +10,13 @@ const parsed = new Map<string, { raw: string; value: unknown }>();
 
 export async function cached<T>(
   deps: Pick<BotDeps, "store">,
-  key: string,
+  entry: CacheEntry,
   ttl: number,
   load: () => Promise<T>,
   complete: (value: T) => boolean,
 ): Promise<T> {
-  const raw = await deps.store.caches.read(key);
+  const key = JSON.stringify(entry);
+  const raw = await deps.store.caches.read(entry);
   if (raw) {
     const known = parsed.get(key);
     if (known?.raw === raw) return known.value as T;
@@ -30,7 +32,7 @@ export async function cached<T>(
   // An empty list or a partial answer is used once but not kept: the next call asks again.
   if (complete(value)) {
     const text = JSON.stringify(value);
-    await deps.store.caches.write(key, text, ttl);
+    await deps.store.caches.write(entry, text, ttl);
     parsed.set(key, { raw: text, value });
   }
   return value;

@@ -1,6 +1,5 @@
 import type { Api } from "grammy";
 import type { BotDeps } from "#src/bot/context.js";
-import { keys } from "#src/store/index.js";
 
 /**
  * Who is ops: a user listed in ADMIN_USER_IDS who is, right now, an administrator (or the creator) of the ops group
@@ -28,19 +27,19 @@ export async function isOpsAdmin(
   const chatId = deps.config.admin.chatId;
   // Unlisted users and deployments without an ops group cost no lookup at all.
   if (chatId === undefined || !deps.config.admin.userIds.includes(userId)) return false;
-  const key = keys.opsAdmin(chatId, userId);
+  const entry = { kind: "opsAdmin", chatId, userId } as const;
   if (!options.fresh) {
-    const cached = await deps.store.caches.read(key);
+    const cached = await deps.store.caches.read(entry);
     if (cached !== undefined) return cached === "1";
   }
   try {
     const member = await api.getChatMember(chatId, userId);
     const admin = ADMIN_STATUSES.has(member.status);
-    await deps.store.caches.write(key, admin ? "1" : "0", OPS_ADMIN_CACHE_SECONDS);
+    await deps.store.caches.write(entry, admin ? "1" : "0", OPS_ADMIN_CACHE_SECONDS);
     return admin;
   } catch (error) {
     deps.logger.warn({ err: error, userId }, "ops group role lookup failed");
-    await deps.store.caches.write(key, "0", FAILED_LOOKUP_CACHE_SECONDS);
+    await deps.store.caches.write(entry, "0", FAILED_LOOKUP_CACHE_SECONDS);
     return false;
   }
 }
@@ -48,5 +47,5 @@ export async function isOpsAdmin(
 /** Forget a cached answer: the user's role in the ops group changed. */
 export async function forgetOpsAdmin(deps: Pick<BotDeps, "config" | "store">, userId: number): Promise<void> {
   const chatId = deps.config.admin.chatId;
-  if (chatId !== undefined) await deps.store.caches.forget(keys.opsAdmin(chatId, userId));
+  if (chatId !== undefined) await deps.store.caches.forget({ kind: "opsAdmin", chatId, userId });
 }

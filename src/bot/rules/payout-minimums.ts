@@ -1,7 +1,6 @@
 import type { Price } from "#src/api/index.js";
 import type { BotDeps } from "#src/bot/context.js";
 import { COUNTRIES, type Country, currencyOfCountry } from "#src/money/index.js";
-import { keys } from "#src/store/index.js";
 import { cached } from "./cached.ts";
 import { minimumPayout } from "./payout-amount.ts";
 
@@ -28,7 +27,7 @@ export async function minimums(deps: BotDeps): Promise<Minimums> {
     );
     return result;
   };
-  return cached(deps, keys.payoutMinimums(), MINIMUMS_TTL_SECONDS, load, (found) =>
+  return cached(deps, { kind: "payoutMinimums" }, MINIMUMS_TTL_SECONDS, load, (found) =>
     COUNTRIES.every((country) => found[country] !== undefined),
   );
 }

@@ -7,7 +7,7 @@ import {
   type FiatCurrencyCode,
   isoOf,
 } from "#src/money/index.js";
-import { type CacheRepository, keys, type Store } from "#src/store/index.js";
+import type { CacheRepository, Store } from "#src/store/index.js";
 
 /**
  * Spot prices for /price and the buy flow's "about ₦…" hints. One GET /price per currency per ~30 s across all
@@ -98,7 +98,7 @@ export class PriceService {
   }
 
   private async cached(country: Country): Promise<SpotPrice | undefined> {
-    const raw = await this.cache.read(keys.priceCache(ISO_OF[country]));
+    const raw = await this.cache.read({ kind: "price", iso: ISO_OF[country] });
     if (!raw) return undefined;
     try {
       const parsed = spotPriceSchema.safeParse(JSON.parse(raw));
@@ -112,7 +112,7 @@ export class PriceService {
     const now = this.options.now ?? Date.now;
     const price = spotPriceFromApi(country, await this.api.getPrice(ISO_OF[country]), now());
     const ttl = this.options.ttlSeconds ?? PRICE_CACHE_SECONDS;
-    await this.cache.write(keys.priceCache(ISO_OF[country]), JSON.stringify(price), ttl);
+    await this.cache.write({ kind: "price", iso: ISO_OF[country] }, JSON.stringify(price), ttl);
     return price;
   }
 }

@@ -4,7 +4,7 @@ import type { BotDeps } from "#src/bot/context.js";
 import { type BankEntry, createBankSearch } from "#src/bot/rules/banks.js";
 import { maskDigits, scrubText } from "#src/log/mask.js";
 import type { ApprovalPayload, ApprovalRecord, ApproveOutcome, RejectOutcome } from "#src/store/index.js";
-import { keys } from "#src/store/index.js";
+import type { ProductStore } from "#src/store/ports.js";
 
 /**
  * Treasury withdrawals with four eyes: a request is stored (with an expiry) and posted to the admin group; only a
@@ -13,7 +13,8 @@ import { keys } from "#src/store/index.js";
  */
 const APPROVAL_TTL_MS = 15 * 60_000;
 
-type TreasuryDeps = Pick<BotDeps, "store" | "logger"> & {
+type TreasuryDeps = Pick<BotDeps, "logger"> & {
+  store: ProductStore<"ops">;
   api: Pick<BotDeps["api"], "listBanks" | "withdrawNgn" | "withdrawBtc">;
 };
 
@@ -88,7 +89,7 @@ export function invoiceFitsNetwork(decoded: DecodedInvoice, network: string): bo
 const BANKS_CACHE_SECONDS = 6 * 3600;
 
 async function bankList(deps: TreasuryDeps): Promise<BankEntry[]> {
-  const cached = await deps.store.caches.read(keys.treasuryBanks());
+  const cached = await deps.store.caches.read({ kind: "treasuryBanks" });
   if (cached) {
     try {
       return JSON.parse(cached) as BankEntry[];
@@ -98,7 +99,7 @@ async function bankList(deps: TreasuryDeps): Promise<BankEntry[]> {
   }
   const banks = await deps.api.listBanks("NG");
   const slim = banks.map(({ bankName, nipBankCode }) => ({ bankName, nipBankCode }));
-  await deps.store.caches.write(keys.treasuryBanks(), JSON.stringify(slim), BANKS_CACHE_SECONDS);
+  await deps.store.caches.write({ kind: "treasuryBanks" }, JSON.stringify(slim), BANKS_CACHE_SECONDS);
   return slim;
 }
 
