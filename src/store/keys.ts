@@ -1,4 +1,4 @@
-/** Every Redis key the store writes, in one place (docs/architecture.md lists them). */
+/** Every Redis key the store writes, in one place (docs/redis.md lists them). */
 export const keys = {
   user: (userId: number) => `user:${userId}`,
   usersAll: () => "users:all",
