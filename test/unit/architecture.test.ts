@@ -342,3 +342,22 @@ describe("architecture of the real tree", () => {
     expect(senders).toEqual([]);
   });
 });
+
+describe("docs/architecture.md", () => {
+  it("names only `it`s of this file next to its rules, and names them all", () => {
+    const doc = text("docs/architecture.md").replace(/\s+/g, " ");
+    const named = [...doc.matchAll(/`it\("(.*?)"\)`/g)].map((match) => match[1]!);
+    const own = text("test/unit/architecture.test.ts");
+    const defined = [
+      ...[...own.matchAll(/\bit\(\s*"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!),
+      ...[...own.matchAll(/\bit\(\s*`([^`]*)`/g)].map((match) =>
+        match[1]!
+          .replace(/\$\{MAX_LINES\}/, String(MAX_LINES))
+          .replace(/\$\{MAX_FUNCTION_LINES\}/, String(MAX_FUNCTION_LINES)),
+      ),
+    ];
+    const realTree = defined.filter((name) => !/found|finds the source files|names only/.test(name));
+    expect(named.filter((name) => !defined.includes(name))).toEqual([]);
+    expect(realTree.filter((name) => !named.includes(name))).toEqual([]);
+  });
+});
