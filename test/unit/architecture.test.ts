@@ -137,6 +137,24 @@ describe("architecture", () => {
     ).toEqual([]);
   });
 
+  it("the update inbox never imports the bot (it hands updates to whatever handler the composition gives it)", () => {
+    expect(
+      importsWhere(
+        (file) => file.startsWith("src/updates/"),
+        (_file, target) => target.startsWith("src/bot/"),
+      ),
+    ).toEqual([]);
+  });
+
+  it("the sandbox stands alone (it imports nothing from api, bot, events, store or money)", () => {
+    expect(
+      importsWhere(
+        (file) => file.startsWith("src/standins/sandbox/"),
+        (_file, target) => /^src\/(api|bot|events|store|money)\//.test(target),
+      ),
+    ).toEqual([]);
+  });
+
   it(`no file in src is over ${MAX_LINES} lines`, () => {
     const long = FILES.filter((file) => text(file).split("\n").length - 1 > MAX_LINES);
     expect(long).toEqual([]);
