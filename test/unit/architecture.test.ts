@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -53,8 +53,10 @@ const STATUS_CARD_OWNERS = ["src/orders/status-card.ts", "src/events/notifier.ts
 
 /** Where comments are read for named paths, and the docs whose every named path must exist. */
 const COMMENTED = ["src", "test", "bench"];
-/** Paths that exist only after a run (git-ignored outputs); docs may name what goes there. */
-const GENERATED = ["bench/results/"];
+/** Paths that exist only after a run or a build (git-ignored outputs); prose may name what goes there. */
+const GENERATED = ["bench/results/", "dist/"];
+/** The specs beside the repository (../shared: spec/, data/, design/), which comments and docs cite. */
+const SHARED_DIR = resolve(ROOT, "../shared");
 
 /**
  * The one module that talks to Redis outside src/store: the process wiring (it waits for the connection and closes
@@ -195,6 +197,9 @@ function repositoryPaths(): Set<string> {
     .split("\n")
     .filter(Boolean);
   const paths = new Set<string>();
+  if (existsSync(SHARED_DIR)) {
+    for (const entry of readdirSync(SHARED_DIR, { recursive: true, encoding: "utf8" })) paths.add(entry);
+  }
   for (const file of listed) {
     const parts = file.split("/");
     for (let i = 1; i <= parts.length; i++) paths.add(parts.slice(0, i).join("/"));

@@ -57,9 +57,31 @@ export function pathExists(path: string, existing: ReadonlySet<string>): boolean
   return EXTENSIONS.some((extension) => existing.has(`${bare}${extension}`));
 }
 
+/**
+ * Paths named from inside a folder (`store/keys.ts`, `ops/treasury/card.ts`): a folder and a file name with an
+ * extension, not starting at one of the roots above. Prose names them relative to some folder, so one counts when
+ * some path of the repository ends with it.
+ */
+const PARTIAL_PATH = /(?<![\w./#@<>*-])(?:[\w-]+\/)+[\w-]+(?:\.[\w-]+)*\.(?:ts|mjs|json|md)\b/g;
+const ROOTED = /^(?:src|test|bench|docs|locales|deploy)\//;
+
+export function partialPaths(text: string): string[] {
+  return [...new Set([...text.matchAll(PARTIAL_PATH)].map(([match]) => match))].filter(
+    (path) => !ROOTED.test(path),
+  );
+}
+
+function partialPathExists(path: string, existing: ReadonlySet<string>): boolean {
+  const tails = [path, path.replace(/\.js$/, ".ts")];
+  for (const candidate of existing) {
+    if (tails.some((tail) => candidate === tail || candidate.endsWith(`/${tail}`))) return true;
+  }
+  return false;
+}
+
 /** The paths a text names that do not exist, as "where: path". */
 export function stalePaths(where: string, text: string, existing: ReadonlySet<string>): string[] {
-  return namedPaths(text)
-    .filter((path) => !pathExists(path, existing))
-    .map((path) => `${where}: ${path}`);
+  const rooted = namedPaths(text).filter((path) => !pathExists(path, existing));
+  const partial = partialPaths(text).filter((path) => !partialPathExists(path, existing));
+  return [...rooted, ...partial].map((path) => `${where}: ${path}`);
 }
