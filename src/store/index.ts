@@ -77,7 +77,7 @@ export interface Store {
   paymentLinks: PaymentLinkRepository;
   approvals: ApprovalRepository;
   refunds: RefundRepository;
-  /** Money requests (src/bot/requests). */
+  /** Money requests (src/bot/payout/requests). */
   requests: RequestRepository;
   repeats: RepeatRepository;
   /** Each user's budget of quotes (open at once, asked for per window), taken before the API is asked. */

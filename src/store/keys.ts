@@ -1,5 +1,5 @@
 /**
- * Every Redis key the store writes, in one place (docs/architecture.md lists them); the events pipeline's BullMQ
+ * Every Redis key the store writes, in one place (docs/redis.md lists them); the events pipeline's BullMQ
  * queues are the one exception (src/events/keys.ts). Nothing outside src/store builds a key: callers name what they
  * want through a repository method (test/unit/redis-keys.test.ts holds that true).
  */

@@ -9,7 +9,7 @@ import { LuaScript } from "./script.ts";
  * A repeat send: a saved recipient, an amount as the user gave it (local money the recipient gets, or sats the user
  * pays; integer minor units), a cadence counted from an anchor day in the user's clock, and the number of the next
  * occurrence. Active repeats sit in `repeats:due` scored by that occurrence's due time (the API's clock, ms); a
- * paused one is out of it. The schedule's rules live with the feature (src/bot/payout/repeats/schedule.ts): the
+ * paused one is out of it. The schedule's rules live with the feature (src/bot/account/repeats/schedule.ts): the
  * store keeps the record and moves it only by compare-and-set, so two processes never act on one state twice.
  */
 const repeatSchema = z.object({

@@ -7,7 +7,7 @@ import { offerRepeat } from "./repeats/feature.ts";
 /**
  * "🧾 Receipt" on a completed order's status card: the receipt as a message of its own, to forward or keep. Only the
  * order's owner gets it (a forwarded card's button pressed by someone else gets a toast). A payout's receipt is
- * followed by the offer to repeat it every week or month (src/bot/payout/repeats).
+ * followed by the offer to repeat it every week or month (src/bot/account/repeats).
  */
 function receiptComposer(): Composer<BotContext> {
   const composer = new Composer<BotContext>();

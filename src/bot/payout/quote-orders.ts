@@ -131,7 +131,7 @@ interface QuoteOrderInput {
   chatId: number;
   userId: number;
   recipientId?: string;
-  /** The money request this quote pays (src/bot/requests). */
+  /** The money request this quote pays (src/bot/payout/requests). */
   requestId?: string;
   /**
    * The user action's reference at the API (default: derived from `key`). A "Try again" after a failed attempt

@@ -11,7 +11,7 @@ const MAX_LENGTH = 4000;
 
 /**
  * /broadcast in the admin group: the text → a preview exactly as users will get it → a Send / Edit / Drop card.
- * The card's buttons are handled outside the flow (features/admin/operations.ts): delivery runs in the
+ * The card's buttons are handled outside the flow (src/bot/ops/operations.ts): delivery runs in the
  * background for minutes and must not hold this conversation (or the group chat) open.
  */
 async function broadcastFlow(conversation: FlowConversation, ctx: FlowContext): Promise<void> {

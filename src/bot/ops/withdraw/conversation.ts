@@ -15,7 +15,7 @@ interface WithdrawArgs {
 /**
  * Treasury withdrawal, step one of four eyes: collect and check the details, show them exactly as the API will
  * get them, and on confirm post an approval request to the group. Nothing is sent here: a second admin approves
- * the request on its card (features/admin/treasury.ts).
+ * the request on its card (src/bot/ops/treasury/treasury.ts).
  */
 async function withdrawFlow(conversation: FlowConversation, ctx: FlowContext, args?: WithdrawArgs) {
   const owner = ctx.from?.id;

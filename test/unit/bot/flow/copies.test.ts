@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isCopy } from "#src/bot/flow/wait.js";
 
-/** Copy adoption (docs/architecture.md, "Copies of a screen"): which pressed messages count as the current screen. */
+/** Copy adoption (docs/bot.md, "Copies of a screen"): which pressed messages count as the current screen. */
 describe("a copy of the current screen", () => {
   it("is a message sent after the previous screen and before the current one", () => {
     expect(isCopy(11, { previous: 10, current: 12 })).toBe(true);
