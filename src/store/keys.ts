@@ -1,7 +1,7 @@
 /**
  * Every Redis key the store writes, in one place (docs/redis.md lists them); the events pipeline's BullMQ
  * queues are the one exception (src/events/keys.ts). Nothing outside src/store builds a key: callers name what they
- * want through a repository method (test/unit/redis-keys.test.ts holds that true).
+ * want through a repository method (test/unit/architecture.test.ts holds that true).
  */
 
 /**

@@ -328,6 +328,13 @@ describe("architecture of the real tree", () => {
       redisKeysBuilt(file, text(file), KEY_SHAPES),
     );
     expect(built).toEqual([]);
+    // Nor does any take the store's key builders to build one its own way.
+    const importingKeys = FILES.filter(
+      (file) =>
+        !file.startsWith("src/store/") &&
+        /import\s*(?:type\s*)?\{[^}]*\bkeys\b[^}]*\}\s*from\s*"[^"]*store\//.test(text(file)),
+    );
+    expect(importingKeys).toEqual([]);
   });
 
   it("the process's composition imports nothing inside a product but the registry", () => {

@@ -83,7 +83,7 @@ export async function payoutFlow(
     if (!draft) notice = t("payout:entry.link_gone");
     else if (args.amount && args.quoteKey) {
       amount = args.amount;
-      key = `repeat:${args.quoteKey}`;
+      key = `repeat-quote:${args.quoteKey}`;
     }
   }
 

@@ -52,6 +52,6 @@ export async function openRequest(
   return {
     draft,
     amount: { minor: request.amount.amount, currency },
-    key: `request:${token}:${io.chatId}:${opened}`,
+    key: `request-quote:${token}:${io.chatId}:${opened}`,
   };
 }
