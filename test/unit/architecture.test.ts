@@ -12,7 +12,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const SRC = join(ROOT, "src");
 
 /** The product folders of src/bot: each may use flow/, rules/ and the bot's root modules, never another product. */
-const PRODUCTS = ["account", "buy", "merchant", "ops", "payout"];
+const PRODUCTS = ["account", "buy", "merchant", "ops", "payout", "refund"];
 /** Below the products: the flow kernel and the rules several products share. */
 const SHARED = ["flow", "rules"];
 /** Bot modules that put the products together (only these may import every product). */

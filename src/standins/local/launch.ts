@@ -96,7 +96,7 @@ export function attachTerminal(input: {
           }
           const before = sandbox.prices.btcUsd;
           const after = sandbox.setBtcUsd(Math.round(before * (1 + percent / 100))).btcUsd;
-          const sent = await app.rateAlerts.check();
+          const sent = await app.job("rate-alerts").run();
           terminal.print(
             `Sandbox: bitcoin moved ${percent > 0 ? "+" : ""}${percent}% to $${after.toLocaleString("en-US")}; rate alerts checked, ${sent} sent.`,
           );

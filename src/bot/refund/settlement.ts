@@ -1,6 +1,6 @@
 import type { Api } from "grammy";
 import { transactionSchema } from "#src/api/index.js";
-import { raiseAlert } from "#src/bot/ops/alerts/queue.js";
+import { raiseAlert } from "#src/bot/rules/raise-alert.js";
 import { intlLocale } from "#src/i18n/index.js";
 import { languageResolver } from "#src/i18n/language-of.js";
 import { scrubText } from "#src/log/mask.js";

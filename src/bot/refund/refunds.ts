@@ -1,8 +1,8 @@
 import type { Api } from "grammy";
 import { isPayoutApiError } from "#src/api/index.js";
 import type { BotDeps } from "#src/bot/context.js";
-import { namesFor, renderApprovalCard } from "#src/bot/ops/treasury/card.js";
-import { requestWithdrawal } from "#src/bot/ops/treasury/treasury.js";
+import { namesFor, renderApprovalCard } from "#src/bot/rules/approval-card.js";
+import { requestWithdrawal } from "#src/bot/rules/treasury.js";
 import { intlLocale, resolveLanguage } from "#src/i18n/index.js";
 import { scrubText } from "#src/log/mask.js";
 import { refundableSats } from "#src/orders/index.js";
