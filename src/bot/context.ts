@@ -68,9 +68,21 @@ export interface DepsFlavor {
   deps: BotDeps;
 }
 
+/** What a feature does when a flow it owns is left for another (createBot installs them from the features). */
+export interface FlowExit {
+  flow: string;
+  run(ctx: BotContext): Promise<void>;
+}
+
+export interface FlowExitsFlavor {
+  flowExits?: readonly FlowExit[];
+}
+
 /** The context inside conversations: only what the conversation plugins re-install on each replayed context. */
 export type FlowContext = Context & I18nFlavor & DepsFlavor;
 
-export type BotContext = ConversationFlavor<Context & SessionFlavor<SessionData> & I18nFlavor & DepsFlavor>;
+export type BotContext = ConversationFlavor<
+  Context & SessionFlavor<SessionData> & I18nFlavor & DepsFlavor & FlowExitsFlavor
+>;
 
 export type FlowConversation = Conversation<BotContext, FlowContext>;

@@ -101,6 +101,12 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       storage: deps.store.sessionStorage<SessionData>(SESSION_TTL_SECONDS),
     }),
   );
+  const features = options.features ?? allFeatures(deps);
+  const flowExits = features.flatMap((feature) => (feature.onLeave ? [feature.onLeave] : []));
+  bot.use((ctx, next) => {
+    ctx.flowExits = flowExits;
+    return next();
+  });
   // Inline queries belong to no chat and no flow: a flow waiting for input must never take one.
   const flows = bot.filter((ctx) => !ctx.inlineQuery && !ctx.chosenInlineResult);
   flows.use(
@@ -126,7 +132,6 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   );
   flows.use(cancelFeature());
 
-  const features = options.features ?? allFeatures(deps);
   for (const feature of features)
     for (const conversation of feature.conversations ?? []) flows.use(conversation);
   for (const feature of features) if (feature.composer) bot.use(feature.composer);

@@ -1,5 +1,5 @@
 import type { Api, Composer, Middleware } from "grammy";
-import type { BotContext, BotDeps } from "#src/bot/context.js";
+import type { BotContext, BotDeps, FlowExit } from "#src/bot/context.js";
 import type { AnyAlert } from "#src/bot/rules/alert-types.js";
 import type { OpsAlert, PaymentLinkEvent } from "#src/events/index.js";
 import type { LanguageCode } from "#src/i18n/index.js";
@@ -16,6 +16,8 @@ export interface Feature {
   conversations?: Middleware<BotContext>[];
   composer?: Composer<BotContext>;
   commands?: { private?: string[]; adminGroup?: string[] };
+  /** When a flow this feature owns is left for another (leaveFlows): retire what it left on screen. */
+  onLeave?: FlowExit;
   services?(runtime: FeatureRuntime): FeatureServices;
 }
 

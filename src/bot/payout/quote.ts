@@ -139,7 +139,7 @@ export async function quoteAndConfirm(
 
     const answer = await io.ask({
       hint: t("payout:hint.quote"),
-      requoteOrderId: orderId,
+      alsoTakes: (data) => data === requoteCallbackData(orderId),
       toast: (data) =>
         data === payoutConfirmData.pack({ orderId }) ? t("payout:quote.confirming") : undefined,
     });
