@@ -1,5 +1,5 @@
 import { conversations } from "@grammyjs/conversations";
-import { type Api, Bot, Context, session, type Transformer } from "grammy";
+import { type Api, Bot, Context, type MiddlewareFn, session, type Transformer } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
 import type { FirstReads } from "#src/store/index.js";
 import { fallbackFeature } from "./account/fallback.ts";
@@ -65,6 +65,19 @@ export function firstReadsOf(api: Api, deps: BotDeps): (update: Update) => First
   };
 }
 
+/** Report each update's type and handling time (seconds). */
+function timeUpdates(report: (updateType: string, seconds: number) => void): MiddlewareFn<BotContext> {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const type = Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown";
+      report(type, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  };
+}
+
 export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotContext> {
   const bot = new Bot<BotContext>(options.token, {
     botInfo: options.botInfo,
@@ -79,18 +92,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
 
   // What the handling sends to the update's own chat is a reply: paced by that chat's budget, not the global one.
   bot.use((ctx, next) => replyingToChat(ctx.chat?.id, next));
-  if (deps.hooks?.onUpdateHandled) {
-    const report = deps.hooks.onUpdateHandled;
-    bot.use(async (ctx, next) => {
-      const started = process.hrtime.bigint();
-      try {
-        await next();
-      } finally {
-        const type = Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown";
-        report(type, Number(process.hrtime.bigint() - started) / 1e9);
-      }
-    });
-  }
+  if (deps.hooks?.onUpdateHandled) bot.use(timeUpdates(deps.hooks.onUpdateHandled));
 
   bot.use(admitMiddleware(deps, chatStateKeys));
   bot.use(identifyMiddleware(deps));
