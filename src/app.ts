@@ -1,25 +1,16 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Bot } from "grammy";
 import type { PayoutApi } from "./api/index.ts";
 import { createBotDeps } from "./app/bot-deps.ts";
+import { type Running, startRunning, stopRunning } from "./app/lifecycle.ts";
 import type { AppOptions } from "./app/options.ts";
-import { handleWithCatch, startTelegram } from "./app/telegram.ts";
-import { createRateAlertChecker, type RateAlertChecker } from "./bot/account/alerts/checker.ts";
-import { createRepeatsJob } from "./bot/account/repeats/job.ts";
+import { handleWithCatch } from "./app/telegram.ts";
+import { tapWebhook } from "./app/webhook-tap.ts";
 import type { BotContext, BotDeps, OpsPorts } from "./bot/context.ts";
 import { createBot, firstReadsOf } from "./bot/create-bot.ts";
-import { allFeatures } from "./bot/features.ts";
-import { createMerchantFeed } from "./bot/merchant/feature.ts";
-import { type Alerts, createAlerts } from "./bot/ops/alerts/alerts.ts";
-import { onRefundWithdrawalEvent } from "./bot/ops/refund/settlement.ts";
-import { createDeliverMissing } from "./bot/recovery.ts";
-import {
-  createEventsPipeline,
-  type EventsPipeline,
-  ensureWebhookRegistered,
-  setSendingMark,
-} from "./events/index.ts";
+import { allFeatures, type FeatureWiring, type Job, wireFeatures } from "./bot/features.ts";
+import { createEventsPipeline, type EventsPipeline, setSendingMark } from "./events/index.ts";
 import { createHttpServer, createMetricsServer, type HttpServer } from "./http/index.ts";
+import type { RawRequestHandler } from "./http/server.ts";
 import type { AccountLanguage } from "./i18n/account-language.ts";
 import type { Translator } from "./i18n/index.ts";
 import { languageResolver } from "./i18n/language-of.ts";
@@ -32,8 +23,9 @@ import { createCallRecorder, createUpdateInbox, type Poller, type UpdateInbox } 
 /**
  * The composition root: everything the process runs, wired once. main.ts (and the local mode launcher, and the
  * end-to-end harness) build an App from a validated Config and a connected Redis, so tests run the bot exactly as
- * production wires it. Its options are in app/options.ts, the bot's dependencies in app/bot-deps.ts, the Telegram
- * side of start-up in app/telegram.ts.
+ * production wires it. From inside src/bot it takes only the bot's root modules and the feature registry
+ * (bot/features.ts): the features declare their handlers, jobs and event sinks there. Its options are in
+ * app/options.ts, the bot's dependencies in app/bot-deps.ts, start and stop in app/lifecycle.ts.
  */
 export interface App {
   bot: Bot<BotContext>;
@@ -42,14 +34,17 @@ export interface App {
   translator: Translator;
   metrics: Metrics;
   events: EventsPipeline;
-  alerts: Alerts;
-  /** The scheduled rate-alert check (runs where the queue workers run). */
-  rateAlerts: RateAlertChecker;
   http: HttpServer;
   accountLanguage: AccountLanguage;
   deps: BotDeps;
   /** The durable Telegram update inbox (both modes feed it; it feeds the bot). */
   inbox: UpdateInbox;
+  /** Every background job, with its schedule (bot/features.ts collects them from the features). */
+  jobs: Job[];
+  /** The job of that name (run it now with `.run()`: tests, the local mode terminal). */
+  job(name: string): Job;
+  /** The payout webhook as the HTTP server serves it (the receiver, behind the tap that feeds /health). */
+  payoutWebhook: RawRequestHandler;
   /** Set after start(): the HTTP server's own URL. */
   httpUrl?: string;
   /** Set after start() when METRICS_PORT is not "off": the metrics listener's URL (GET /metrics). */
@@ -63,59 +58,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   // One heartbeat per process (store/processes.ts): delivery locks, update leases and pending quote claims name it,
   // so another process tells a dead owner from a busy one. Started first, stopped after everything using it.
   const processes = new ProcessRegistry(redis);
-  // The events pipeline is built from the bot (its Api) and the bot's ops commands use the pipeline: these ports
-  // call into it once it exists (it does before the first update is handled).
-  let pipeline: EventsPipeline | undefined;
-  const built = () => {
-    if (!pipeline) throw new Error("events pipeline used before it was built");
-    return pipeline;
-  };
-  const ops: OpsPorts = {
-    deadLetters: {
-      list: (limit) => built().deadLetters.list(limit),
-      replay: (id) => built().deadLetters.replay(id),
-    },
-    stats: () => built().stats(),
-    recheckOrder: (orderId) => built().recheckOrder(orderId),
-  };
-  const { deps, api, store, translator, accountLanguage, metrics, transformers } = await createBotDeps(
-    options,
-    {
-      ops,
-      processes,
-    },
-  );
-  // Every Telegram call made while an update is handled is recorded at the HTTP client (exactly once out).
-  const recorder = createCallRecorder(store.updates, logger);
-  const bot = createBot(deps, {
-    token: options.telegram.token,
-    botInfo: options.telegram.botInfo,
-    // Innermost: a notification's sending mark is set as its call leaves, after the outbound pacer's wait.
-    transformers: [
-      setSendingMark,
-      recorder.transformers.innermost,
-      ...transformers,
-      recorder.transformers.outermost,
-    ],
-    features: options.features ? options.features(deps) : allFeatures(deps),
-    fetch: recorder.fetch,
-  });
-  const inbox = createUpdateInbox({
-    repo: store.updates,
-    recorder,
-    handle: (update) => handleWithCatch(bot, update),
-    firstReads: firstReadsOf(bot.api, deps),
-    logger,
-    registry: metrics.registry,
-    processes,
-    lease: config.telegram.updateLease,
-    concurrency: options.updateConcurrency,
-  });
-
-  const alerts = createAlerts({ ...deps, telegram: bot.api, metrics, flushEveryMs: options.alertFlushMs });
-  const merchantFeed = createMerchantFeed({ ...deps, telegram: bot.api, alerts });
+  const late = lateBound();
+  const parts = await createBotDeps(options, { ops: late.ops, processes });
+  const { deps, api, store, translator, accountLanguage, metrics } = parts;
+  const { bot, inbox, features } = createTelegramSide(options, parts, processes);
   const languageOf = languageResolver(store.users, accountLanguage);
-  const repeats = createRepeatsJob({ deps, telegram: bot.api, languageOf, logger });
+  const schedule = { alertFlushMs: options.alertFlushMs, rateAlertEveryMs: options.rateAlertEveryMs };
+  const wiring = wireFeatures(features, { deps, telegram: bot.api, languageOf, metrics, schedule });
+  late.wiring = wiring;
   const events = createEventsPipeline({
     redis,
     queueBackend: options.queueBackend,
@@ -133,139 +83,163 @@ export async function createApp(options: AppOptions): Promise<App> {
     now: deps.now,
     onAlert: async (alert) => {
       await options.hooks?.onAlert?.(alert);
-      await alerts.onAlert(alert);
+      await wiring.onAlert(alert);
     },
     onPaymentLinkEvent: async (event) => {
       await options.hooks?.onPaymentLinkEvent?.(event);
-      // A refund's withdrawal is not a merchant's traffic: it moves the refund and stops here.
-      if (await onRefundWithdrawalEvent(deps, bot.api, event)) return;
-      await merchantFeed(event);
+      await wiring.onPaymentLinkEvent(event);
     },
-    deliverMissing: createDeliverMissing({ ...deps, telegram: bot.api }),
-    afterTick: () => repeats.sendDue(),
+    deliverMissing: wiring.deliverMissing,
+    afterTick: () => wiring.afterTick(),
     processes,
   });
-  pipeline = events;
-  const rateAlerts = createRateAlertChecker({
-    store,
-    api,
-    telegram: bot.api,
-    translator,
-    languageOf: languageResolver(store.users, accountLanguage),
-    logger,
-    everyMs: options.rateAlertEveryMs,
-  });
+  late.pipeline = events;
+  const payoutWebhook = tapWebhook(events.webhookHandler, { ...deps, raise: wiring.raise });
+  const servers = createServers(options, { metrics, events, payoutWebhook, ping: () => api.ping() });
+  metrics.setRefundSource(() => store.refunds.countOpen());
+  const running: Running = {
+    ...servers,
+    ...{ options, processes, accountLanguage, events, inbox, bot, api, translator, features },
+    jobs: wiring.jobs,
+  };
+  return assemble({ ...parts, bot, inbox, events, payoutWebhook, http: servers.http }, running);
+}
 
-  const role = config.processRole;
+/**
+ * The events pipeline is built from the bot (its Api) and the bot's ops commands use the pipeline and the features'
+ * sinks: these ports call into them once they exist (they do before the first update is handled).
+ */
+function lateBound() {
+  const late: { pipeline?: EventsPipeline; wiring?: FeatureWiring; ops: OpsPorts } = { ops: {} };
+  const built = () => {
+    if (!late.pipeline) throw new Error("events pipeline used before it was built");
+    return late.pipeline;
+  };
+  late.ops = {
+    deadLetters: {
+      list: (limit) => built().deadLetters.list(limit),
+      replay: (id) => built().deadLetters.replay(id),
+    },
+    stats: () => built().stats(),
+    recheckOrder: (orderId) => built().recheckOrder(orderId),
+    approvalChanged: async (record) => late.wiring?.approvalChanged(record),
+  };
+  return late;
+}
+
+/** The bot (its features listed once) and the update inbox that feeds it. */
+function createTelegramSide(
+  options: AppOptions,
+  parts: Awaited<ReturnType<typeof createBotDeps>>,
+  processes: ProcessRegistry,
+) {
+  const { deps, store, metrics, transformers } = parts;
+  const { logger, config } = options;
+  // Every Telegram call made while an update is handled is recorded at the HTTP client (exactly once out).
+  const recorder = createCallRecorder(store.updates, logger);
+  const features = options.features ? options.features(deps) : allFeatures(deps);
+  const bot = createBot(deps, {
+    token: options.telegram.token,
+    botInfo: options.telegram.botInfo,
+    // Innermost: a notification's sending mark is set as its call leaves, after the outbound pacer's wait.
+    transformers: [
+      setSendingMark,
+      recorder.transformers.innermost,
+      ...transformers,
+      recorder.transformers.outermost,
+    ],
+    features,
+    fetch: recorder.fetch,
+  });
+  const inbox = createUpdateInbox({
+    repo: store.updates,
+    recorder,
+    handle: (update) => handleWithCatch(bot, update),
+    firstReads: firstReadsOf(bot.api, deps),
+    logger,
+    registry: metrics.registry,
+    processes,
+    lease: config.telegram.updateLease,
+    concurrency: options.updateConcurrency,
+  });
+  return { bot, inbox, features };
+}
+
+/** The HTTP server, the private metrics listener and the payout API probe. */
+function createServers(
+  options: AppOptions,
+  parts: {
+    metrics: Metrics;
+    events: EventsPipeline;
+    payoutWebhook: RawRequestHandler;
+    ping(): Promise<unknown>;
+  },
+) {
+  const { config, logger } = options;
+  const { metrics } = parts;
   const http = createHttpServer({
     logger,
     host: config.http.host,
     port: config.http.port,
-    // The tap records the last webhook (for /health) and raises signature-failure alerts. A worker process
-    // (PROCESS_ROLE=worker) serves health and metrics only: webhooks go to the web processes.
-    payoutWebhook: role === "worker" ? undefined : alerts.tapWebhook(events.webhookHandler),
+    // A worker process (PROCESS_ROLE=worker) serves health and metrics only: webhooks go to the web processes.
+    payoutWebhook: config.processRole === "worker" ? undefined : parts.payoutWebhook,
     // Ready = this process can take traffic (Redis, queues). The payout API is not in it: when the provider is
     // down the bot still answers ("paused") — its health is in /health and payoutbot_payout_api_up.
-    readiness: [...events.readiness],
+    readiness: [...parts.events.readiness],
     // The public port serves /metrics only to METRICS_TOKEN's bearer; Prometheus scrapes the listener below.
     ...(config.http.metrics.token
       ? { metrics: { registry: metrics.registry, token: config.http.metrics.token } }
       : {}),
   });
-  metrics.setRefundSource(() => store.refunds.countOpen());
   const { port: metricsPort, host: metricsHost } = config.http.metrics;
   const metricsServer =
     metricsPort === undefined
       ? undefined
       : createMetricsServer({ logger, registry: metrics.registry, host: metricsHost, port: metricsPort });
   const payoutProbe = createPayoutProbe({
-    ping: () => api.ping(),
+    ping: parts.ping,
     up: metrics.payoutApiUp,
     logger,
     target: originOf(options.payout.baseUrl),
   });
+  return { http, metricsServer, payoutProbe };
+}
 
+/** The App object: its parts, and start/stop (app/lifecycle.ts) over what runs. */
+function assemble(
+  parts: Omit<App, "jobs" | "job" | "start" | "stop" | "httpUrl" | "metricsUrl">,
+  running: Running,
+): App {
   let poller: Poller | undefined;
   let stopped = false;
-
   const app: App = {
-    bot,
-    api,
-    store,
-    translator,
-    metrics,
-    events,
-    alerts,
-    rateAlerts,
-    http,
-    accountLanguage,
-    deps,
-    inbox,
+    bot: parts.bot,
+    api: parts.api,
+    store: parts.store,
+    translator: parts.translator,
+    metrics: parts.metrics,
+    events: parts.events,
+    http: parts.http,
+    accountLanguage: parts.accountLanguage,
+    deps: parts.deps,
+    inbox: parts.inbox,
+    payoutWebhook: parts.payoutWebhook,
+    jobs: running.jobs,
+    job(name) {
+      const job = running.jobs.find((candidate) => candidate.name === name);
+      if (!job) throw new Error(`no job named ${name}`);
+      return job;
+    },
     async start() {
-      await processes.start();
-      payoutProbe.start();
-      await accountLanguage.refresh();
-      accountLanguage.start(options.accountRefreshMs);
-      const { url } = await http.start();
-      app.httpUrl = url;
-      if (metricsServer) app.metricsUrl = (await metricsServer.start()).url;
-      // web: acknowledge webhooks and serve the bot without queue workers, so acks never wait behind deliveries.
-      if (role !== "web") {
-        await events.start();
-        rateAlerts.start();
-      }
-      alerts.start();
-      if (role === "worker") {
-        // Queue workers and the reconciler only: updates and webhook registration belong to the web processes.
-        logger.info({ role, http: url }, "events worker started");
-        return;
-      }
-
-      const publicUrl = options.publicUrl === "self" ? url : options.publicUrl;
-      if (publicUrl && options.payout.webhookSecret) {
-        await ensureWebhookRegistered({ api, publicUrl, secret: options.payout.webhookSecret, logger }).catch(
-          (error: unknown) =>
-            logger.error(
-              { err: error },
-              "could not register the payout webhook; the reconciler will catch up",
-            ),
-        );
-      }
-
-      poller = await startTelegram({
-        bot,
-        token: options.telegram.token,
-        config,
-        logger,
-        translator,
-        features: options.features ? options.features(deps) : allFeatures(deps),
-        inbox,
-        http,
-      });
-      logger.info(
-        { username: bot.botInfo.username, mode: config.telegram.mode, role, http: url },
-        "bot started",
-      );
+      const started = await startRunning(running);
+      app.httpUrl = started.httpUrl;
+      app.metricsUrl = started.metricsUrl;
+      poller = started.poller;
     },
     async stop() {
       if (stopped) return;
       stopped = true;
-      http.beginDraining();
-      payoutProbe.stop();
-      accountLanguage.stop();
-      await poller?.stop();
-      if (options.drainMs) await sleep(options.drainMs);
-      await http.stop(2_000);
-      await metricsServer?.stop();
-      await inbox.stop();
-      await alerts.stop();
-      await rateAlerts.stop();
-      await events.stop();
-      // Last: a lease or lock held until now must not look abandoned while its work finishes; once gone, another
-      // process takes over whatever is left at once.
-      await processes.stop().catch(() => undefined);
-      await api.close();
-      logger.info("bot stopped");
+      await stopRunning(running, poller);
     },
   };
   return app;

@@ -1,5 +1,7 @@
 import { mkdirSync } from "node:fs";
+import type { Redis } from "ioredis";
 import pino from "pino";
+import type { AppOptions } from "./app/options.ts";
 import { type App, createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { EnvFileError, loadEnvFile } from "./env-file.ts";
@@ -25,43 +27,9 @@ async function main(): Promise<void> {
   const cleanups: Array<() => Promise<unknown>> = [];
 
   const storage = await resolveStorage(config, logger, cleanups);
-  const redis =
-    storage.kind === "redis"
-      ? // It logs an outage itself: one line per retry interval, from here to shutdown (src/store/redis-outage.ts).
-        connectRedis(storage.url, { logger, retryEveryMs: config.redisRetryMs })
-      : // Lazy: production never loads the in-memory stand-in.
-        await (await import("./standins/local/memory-redis.ts")).createMemoryRedis();
+  const redis = await connectStorage(storage, config, logger);
   cleanups.unshift(() => redis.quit());
-  // Commands wait in ioredis's queue until Redis answers: the start goes on from here once it does. A refusal
-  // (a wrong password in REDIS_URL) is not fixed by waiting: it stops the start, as a refused bot token does.
-  if (storage.kind === "redis")
-    await redis.ping().catch((error: Error) => {
-      throw new DependencyError(
-        `redis: ${redisAddress(storage.url)} answered "${error.message}": check REDIS_URL`,
-      );
-    });
-
-  let sandbox: Sandbox | undefined;
-  let payout = {
-    baseUrl: config.payout.baseUrl ?? "",
-    apiKey: config.payout.apiKey ?? "",
-    webhookSecret: config.payout.webhookSecret,
-  };
-  if (config.payout.embeddedSandbox) {
-    // Imported only when embedded: a production process never loads the sandbox (nor the emulator below).
-    const { DEFAULT_WEBHOOK_SECRET, startSandbox } = await import("./standins/sandbox/index.ts");
-    sandbox = await startSandbox({
-      port: 0,
-      webhookSecret: config.payout.webhookSecret ?? DEFAULT_WEBHOOK_SECRET,
-      logger,
-    });
-    cleanups.unshift(() => sandbox!.close());
-    payout = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret };
-    logger.warn(
-      { baseUrl: sandbox.baseUrl },
-      "no PAYOUT_API_BASE_URL: using the embedded payout sandbox (no real money)",
-    );
-  }
+  const { sandbox, payout } = await payoutTarget(config, logger, cleanups);
 
   let emulator: TelegramEmulator | undefined;
   let runtimeConfig: Config = config;
@@ -69,21 +37,7 @@ async function main(): Promise<void> {
   if (local) {
     emulator = await local.startLocalTelegram();
     cleanups.unshift(() => emulator!.close());
-    runtimeConfig = {
-      ...config,
-      telegram: { ...config.telegram, token: emulator.token, apiRoot: emulator.apiRoot, mode: "polling" },
-      // Free loopback ports unless PORT or METRICS_PORT was given: nothing outside this machine needs to reach us.
-      http: {
-        ...config.http,
-        host: "127.0.0.1",
-        port: process.env.PORT ? config.http.port : 0,
-        metrics: {
-          ...config.http.metrics,
-          host: "127.0.0.1",
-          port: process.env.METRICS_PORT ? config.http.metrics.port : 0,
-        },
-      },
-    };
+    runtimeConfig = localRuntimeConfig(config, emulator);
   }
 
   const app: App = await createApp({
@@ -97,10 +51,83 @@ async function main(): Promise<void> {
     publicUrl: sandbox ? "self" : config.http.publicUrl,
     // One clock: the embedded sandbox's (its `:advance` moves what the bot sees too); a real API's is tracked
     // from its Date headers.
-    ...(sandbox ? { now: () => sandbox!.now() } : {}),
+    ...(sandbox ? { now: () => sandbox.now() } : {}),
     drainMs: DRAIN_MS,
   });
 
+  const shutdown = shutdownOnSignals(app, cleanups, logger);
+  await app.start();
+  const stopMemoryReducer = keepMemoryReducerWorking();
+  cleanups.unshift(async () => stopMemoryReducer());
+  if (local && emulator) {
+    local.attachTerminal({ app, emulator, sandbox, onQuit: () => shutdown("quit") });
+  }
+}
+
+/** The Redis client (or, in local mode without Redis, the in-memory stand-in), answering before the start goes on. */
+async function connectStorage(storage: Storage, config: Config, logger: Logger): Promise<Redis> {
+  if (storage.kind === "memory")
+    // Lazy: production never loads the in-memory stand-in.
+    return (await import("./standins/local/memory-redis.ts")).createMemoryRedis();
+  // It logs an outage itself: one line per retry interval, from here to shutdown (src/store/redis-outage.ts).
+  const redis = connectRedis(storage.url, { logger, retryEveryMs: config.redisRetryMs });
+  // Commands wait in ioredis's queue until Redis answers: the start goes on from here once it does. A refusal
+  // (a wrong password in REDIS_URL) is not fixed by waiting: it stops the start, as a refused bot token does.
+  await redis.ping().catch((error: Error) => {
+    throw new DependencyError(
+      `redis: ${redisAddress(storage.url)} answered "${error.message}": check REDIS_URL`,
+    );
+  });
+  return redis;
+}
+
+/** The payout API from config, or the embedded sandbox when none is configured. */
+async function payoutTarget(
+  config: Config,
+  logger: Logger,
+  cleanups: Array<() => Promise<unknown>>,
+): Promise<{ sandbox?: Sandbox; payout: AppOptions["payout"] }> {
+  if (!config.payout.embeddedSandbox) {
+    const { baseUrl = "", apiKey = "", webhookSecret } = config.payout;
+    return { payout: { baseUrl, apiKey, webhookSecret } };
+  }
+  // Imported only when embedded: a production process never loads the sandbox (nor the emulator).
+  const { DEFAULT_WEBHOOK_SECRET, startSandbox } = await import("./standins/sandbox/index.ts");
+  const sandbox = await startSandbox({
+    port: 0,
+    webhookSecret: config.payout.webhookSecret ?? DEFAULT_WEBHOOK_SECRET,
+    logger,
+  });
+  cleanups.unshift(() => sandbox.close());
+  logger.warn(
+    { baseUrl: sandbox.baseUrl },
+    "no PAYOUT_API_BASE_URL: using the embedded payout sandbox (no real money)",
+  );
+  const { baseUrl, apiKey, webhookSecret } = sandbox;
+  return { sandbox, payout: { baseUrl, apiKey, webhookSecret } };
+}
+
+/** Local mode: Telegram is the emulator, polled; HTTP on free loopback ports unless PORT or METRICS_PORT was given. */
+function localRuntimeConfig(config: Config, emulator: TelegramEmulator): Config {
+  return {
+    ...config,
+    telegram: { ...config.telegram, token: emulator.token, apiRoot: emulator.apiRoot, mode: "polling" },
+    // Nothing outside this machine needs to reach us.
+    http: {
+      ...config.http,
+      host: "127.0.0.1",
+      port: process.env.PORT ? config.http.port : 0,
+      metrics: {
+        ...config.http.metrics,
+        host: "127.0.0.1",
+        port: process.env.METRICS_PORT ? config.http.metrics.port : 0,
+      },
+    },
+  };
+}
+
+/** SIGINT and SIGTERM stop the app, then run the cleanups, within SHUTDOWN_LIMIT_MS. Returns the shutdown. */
+function shutdownOnSignals(app: App, cleanups: Array<() => Promise<unknown>>, logger: Logger) {
   let shuttingDown = false;
   const shutdown = async (reason: string) => {
     if (shuttingDown) return;
@@ -122,13 +149,7 @@ async function main(): Promise<void> {
   };
   process.once("SIGINT", () => void shutdown("SIGINT"));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
-
-  await app.start();
-  const stopMemoryReducer = keepMemoryReducerWorking();
-  cleanups.unshift(async () => stopMemoryReducer());
-  if (local && emulator) {
-    local.attachTerminal({ app, emulator, sandbox, onQuit: () => shutdown("quit") });
-  }
+  return shutdown;
 }
 
 function readConfig(): Config {

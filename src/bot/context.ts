@@ -7,7 +7,7 @@ import type { OutboundNetwork } from "#src/http/guarded-fetch.js";
 import type { AccountLanguage } from "#src/i18n/account-language.js";
 import type { LanguageCode, TFunction, Translator } from "#src/i18n/index.js";
 import type { Logger } from "#src/log/logger.js";
-import type { ProcessRegistry, Store } from "#src/store/index.js";
+import type { ApprovalRecord, ProcessRegistry, Store } from "#src/store/index.js";
 
 /** Everything the bot needs from the outside, passed to createBot (no globals, no side effects at import). */
 export interface BotDeps {
@@ -43,6 +43,8 @@ export interface OpsPorts {
   deadLetters?: { list(limit?: number): Promise<DeadLetter[]>; replay(id: string): Promise<boolean> };
   stats?(): Promise<Record<string, Record<string, number>>>;
   recheckOrder?(orderId: string): Promise<unknown>;
+  /** A treasury approval request changed: every feature's `approvalChanged` sink follows (a refund's card). */
+  approvalChanged?(record: ApprovalRecord): Promise<void>;
 }
 
 interface BotHooks {
@@ -66,9 +68,21 @@ export interface DepsFlavor {
   deps: BotDeps;
 }
 
+/** What a feature does when a flow it owns is left for another (createBot installs them from the features). */
+export interface FlowExit {
+  flow: string;
+  run(ctx: BotContext): Promise<void>;
+}
+
+export interface FlowExitsFlavor {
+  flowExits?: readonly FlowExit[];
+}
+
 /** The context inside conversations: only what the conversation plugins re-install on each replayed context. */
 export type FlowContext = Context & I18nFlavor & DepsFlavor;
 
-export type BotContext = ConversationFlavor<Context & SessionFlavor<SessionData> & I18nFlavor & DepsFlavor>;
+export type BotContext = ConversationFlavor<
+  Context & SessionFlavor<SessionData> & I18nFlavor & DepsFlavor & FlowExitsFlavor
+>;
 
 export type FlowConversation = Conversation<BotContext, FlowContext>;

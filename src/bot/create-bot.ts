@@ -1,5 +1,5 @@
 import { conversations } from "@grammyjs/conversations";
-import { type Api, Bot, Context, session, type Transformer } from "grammy";
+import { type Api, Bot, Context, type MiddlewareFn, session, type Transformer } from "grammy";
 import type { Update, UserFromGetMe } from "grammy/types";
 import { CONVERSATION_KEY_PREFIX, type FirstReads } from "#src/store/index.js";
 import { fallbackFeature } from "./account/fallback.ts";
@@ -65,6 +65,19 @@ export function firstReadsOf(api: Api, deps: BotDeps): (update: Update) => First
   };
 }
 
+/** Report each update's type and handling time (seconds). */
+function timeUpdates(report: (updateType: string, seconds: number) => void): MiddlewareFn<BotContext> {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const type = Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown";
+      report(type, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  };
+}
+
 export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotContext> {
   const bot = new Bot<BotContext>(options.token, {
     botInfo: options.botInfo,
@@ -79,18 +92,7 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
 
   // What the handling sends to the update's own chat is a reply: paced by that chat's budget, not the global one.
   bot.use((ctx, next) => replyingToChat(ctx.chat?.id, next));
-  if (deps.hooks?.onUpdateHandled) {
-    const report = deps.hooks.onUpdateHandled;
-    bot.use(async (ctx, next) => {
-      const started = process.hrtime.bigint();
-      try {
-        await next();
-      } finally {
-        const type = Object.keys(ctx.update).find((key) => key !== "update_id") ?? "unknown";
-        report(type, Number(process.hrtime.bigint() - started) / 1e9);
-      }
-    });
-  }
+  if (deps.hooks?.onUpdateHandled) bot.use(timeUpdates(deps.hooks.onUpdateHandled));
 
   bot.use(admitMiddleware(deps, chatStateKeys));
   bot.use(identifyMiddleware(deps));
@@ -101,6 +103,12 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
       storage: deps.store.sessionStorage<SessionData>(SESSION_TTL_SECONDS),
     }),
   );
+  const features = options.features ?? allFeatures(deps);
+  const flowExits = features.flatMap((feature) => (feature.onLeave ? [feature.onLeave] : []));
+  bot.use((ctx, next) => {
+    ctx.flowExits = flowExits;
+    return next();
+  });
   // Inline queries belong to no chat and no flow: a flow waiting for input must never take one.
   const flows = bot.filter((ctx) => !ctx.inlineQuery && !ctx.chosenInlineResult);
   flows.use(
@@ -126,7 +134,6 @@ export function createBot(deps: BotDeps, options: CreateBotOptions): Bot<BotCont
   );
   flows.use(cancelFeature());
 
-  const features = options.features ?? allFeatures(deps);
   for (const feature of features)
     for (const conversation of feature.conversations ?? []) flows.use(conversation);
   for (const feature of features) if (feature.composer) bot.use(feature.composer);

@@ -10,14 +10,16 @@ import { statusFeature } from "./account/status.ts";
 import { welcomeFeature } from "./account/welcome.ts";
 import { buyFeature } from "./buy/feature.ts";
 import type { BotDeps } from "./context.ts";
-import type { Feature } from "./flow/feature.ts";
+import type { EventSinks, Feature, FeatureRuntime, Job } from "./flow/feature.ts";
 import { merchantFeature } from "./merchant/feature.ts";
 import { adminFeature, maintenanceFeature } from "./ops/feature.ts";
-import { refundFeature } from "./ops/refund/feature.ts";
 import { payoutFeature } from "./payout/feature.ts";
 import { requestsFeature } from "./payout/requests/feature.ts";
+import { createDeliverMissing } from "./recovery.ts";
+import { refundFeature } from "./refund/feature.ts";
+import { raiseAlert } from "./rules/raise-alert.ts";
 
-export type { Feature } from "./flow/feature.ts";
+export type { Feature, Job } from "./flow/feature.ts";
 
 /**
  * Every feature of the bot, in the order their handlers run. Add a feature here (one Composer per feature, its
@@ -43,4 +45,57 @@ export function allFeatures(_deps: BotDeps): Feature[] {
     merchantFeature(),
     adminFeature(),
   ];
+}
+
+/** What the process gives the features to build their jobs and sinks from (the registry adds the rest). */
+export type FeatureHost = Pick<FeatureRuntime, "deps" | "telegram" | "languageOf" | "metrics" | "schedule">;
+
+/** The features' jobs and sinks, collected once: what the process wiring starts, stops and feeds events to. */
+export interface FeatureWiring {
+  /** Queue an ops alert for the admin group. */
+  raise: FeatureRuntime["raise"];
+  /** Every background job of the bot, in one list, with its schedule. */
+  jobs: Job[];
+  onAlert: NonNullable<EventSinks["alert"]>;
+  onPaymentLinkEvent(event: Parameters<NonNullable<EventSinks["paymentLink"]>>[0]): Promise<void>;
+  approvalChanged: NonNullable<EventSinks["approvalChanged"]>;
+  /** The reconciler's tick: the jobs scheduled "after each reconcile tick". */
+  afterTick(): Promise<void>;
+  /** The reconciler's recovery of status cards a lost delivery never sent. */
+  deliverMissing: ReturnType<typeof createDeliverMissing>;
+}
+
+/** Build every feature's jobs and sinks (once per process). */
+export function wireFeatures(features: Feature[], host: FeatureHost): FeatureWiring {
+  const sinks: EventSinks[] = [];
+  const runtime: FeatureRuntime = {
+    ...host,
+    raise: (alert) => raiseAlert(host.deps, alert),
+    approvalChanged: async (record) => {
+      for (const sink of sinks) await sink.approvalChanged?.(record);
+    },
+    opsChecks: () => sinks.flatMap((sink) => (sink.opsCheck ? [sink.opsCheck] : [])),
+  };
+  const jobs: Job[] = [];
+  for (const feature of features) {
+    const services = feature.services?.(runtime);
+    jobs.push(...(services?.jobs ?? []));
+    if (services?.sinks) sinks.push(services.sinks);
+  }
+  const afterTick = jobs.filter((job) => job.afterTick);
+  return {
+    raise: runtime.raise,
+    jobs,
+    onAlert: async (alert) => {
+      for (const sink of sinks) await sink.alert?.(alert);
+    },
+    onPaymentLinkEvent: async (event) => {
+      for (const sink of sinks) if (await sink.paymentLink?.(event)) return;
+    },
+    approvalChanged: runtime.approvalChanged,
+    afterTick: async () => {
+      for (const job of afterTick) await job.run();
+    },
+    deliverMissing: createDeliverMissing({ ...host.deps, telegram: host.telegram }),
+  };
 }

@@ -15,17 +15,16 @@ export const PRODUCT_PORTS = {
     "approvals",
     "audit",
     "broadcasts",
-    "caches",
     "merchants",
     "once",
     "orders",
     "paymentLinks",
     "ping",
-    "refunds",
     "settings",
     "stats",
     "users",
   ],
+  refund: ["alerts", "approvals", "audit", "orders", "refunds", "users"],
   payout: ["once", "orders", "quoteBudget", "recipients", "requests", "settings"],
 } as const satisfies Record<string, readonly (keyof Store)[]>;
 

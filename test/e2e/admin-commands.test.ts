@@ -89,7 +89,7 @@ describe("ops information and user commands", () => {
     expect(lastBefore).toMatch(/^\d{4}-\d\d-\d\dT/);
 
     // Straight into the HTTP server's webhook handler, as the payout API calls it (the receiver behind the ops tap).
-    const handler = ops.alerts.tapWebhook(ops.stack.app.events.webhookHandler);
+    const handler = ops.stack.app.payoutWebhook;
     const body = Buffer.from(
       JSON.stringify({
         event: "payment.received",

@@ -1,6 +1,6 @@
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvalData } from "#src/bot/ops/callback-data.js";
+import { approvalData } from "#src/bot/rules/approval-data.js";
 import { ask, type OpsStack, requestNgnWithdrawal, startOpsStack } from "./admin-stack.ts";
 
 /**

@@ -1,5 +1,4 @@
 import type { Message } from "grammy/types";
-import type { Alerts } from "#src/bot/ops/alerts/alerts.js";
 import type { OrderRecord } from "#src/store/index.js";
 import { type Stack, type StackOptions, startStack } from "../support/stack.ts";
 import type { GroupDriver, UserDriver } from "../support/telegram-driver.ts";
@@ -16,7 +15,8 @@ const LISTED = [8_001, 8_002, 8_003, 8_005];
 
 export interface OpsStack {
   stack: Stack;
-  alerts: Alerts;
+  /** The periodic ops check, run now. */
+  alerts: { check(): Promise<unknown> };
   group: GroupDriver;
   /** The ops admins: the group's creator and two administrators, all listed. */
   ada: UserDriver;
@@ -37,7 +37,7 @@ export async function startOpsStack(options: StackOptions = {}): Promise<OpsStac
     ...options,
     adminUserIds: [...LISTED, ...(options.adminUserIds ?? [])],
   });
-  const alerts = stack.app.alerts;
+  const alerts = { check: () => stack.app.job("ops-checks").run() };
 
   const { tg } = stack;
   const ada = tg.user({ id: 8_001, first_name: "Ada", username: "ada_ops", language_code: "en" });

@@ -47,7 +47,7 @@ describe("rate alerts", () => {
     ]);
 
     // Below the threshold: nothing fires, the alert stays armed.
-    expect(await stack.app.rateAlerts.check()).toBe(0);
+    expect(await (stack.app.job("rate-alerts").run() as Promise<number>)).toBe(0);
     expect(await stack.app.store.rateAlerts.list(7300)).toHaveLength(1);
 
     // 1 USD = 1,700 NGN → 100,000 sats = ₦170,000.00: crossed. Three checks at once, one of them a second
@@ -70,8 +70,8 @@ describe("rate alerts", () => {
         logger: createLogger({ level: "silent", pretty: false }),
       });
       const sent = await Promise.all([
-        stack.app.rateAlerts.check(),
-        stack.app.rateAlerts.check(),
+        stack.app.job("rate-alerts").run() as Promise<number>,
+        stack.app.job("rate-alerts").run() as Promise<number>,
         other.check(),
       ]);
       expect(sent.reduce((sum, count) => sum + count, 0)).toBe(1);

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAlerts } from "#src/bot/ops/alerts/alerts.js";
-import { approvalData } from "#src/bot/ops/callback-data.js";
+import { wireFeatures } from "#src/bot/features.js";
+import { adminFeature } from "#src/bot/ops/feature.js";
+import { approvalData } from "#src/bot/rules/approval-data.js";
 import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
 import { keys } from "#src/store/index.js";
 import { ask, buttonLabels, type OpsStack, startOpsStack } from "./admin-stack.ts";
@@ -149,13 +150,16 @@ describe("treasury withdrawals", () => {
 
   it("BTC: the periodic sweep marks unapproved requests expired on their card", async () => {
     const card = await requestApproval(await btcConfirmScreen(12_000));
-    const later = createAlerts({
-      ...ops.stack.app.deps,
-      telegram: ops.stack.app.bot.api,
-      now: () => Date.now() + 16 * 60_000,
+    const { app } = ops.stack;
+    const later = wireFeatures([adminFeature()], {
+      deps: { ...app.deps, now: () => Date.now() + 16 * 60_000 },
+      telegram: app.bot.api,
+      languageOf: async () => "en",
+      metrics: app.metrics,
+      schedule: {},
     });
     await ops.stack.redis.del(keys.alertCheckLock());
-    await later.check();
+    await later.jobs.find((job) => job.name === "ops-checks")?.run();
     const expired = await ops.group.nextEdit(card, { match: /Expired without approval/ });
     expect(expired.reply_markup).toBeUndefined();
     expect((await ops.stack.app.store.approvals.get(approvalId(card)))?.state).toBe("expired");

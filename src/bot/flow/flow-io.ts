@@ -1,7 +1,6 @@
 import { type Context, GrammyError, type InlineKeyboard } from "grammy";
 import { PayoutApiError, type PayoutApiErrorKind } from "#src/api/index.js";
 import type { BotDeps, FlowContext, FlowConversation } from "#src/bot/context.js";
-import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "#src/orders/index.js";
 import { telegramOnce } from "./telegram-once.ts";
 import { isCopy, waitFor } from "./wait.ts";
 
@@ -49,8 +48,8 @@ interface AskOptions {
   text?: boolean;
   /** What to say when the user sends something this step cannot take. */
   hint: Lazy<string>;
-  /** An expired quote card's "New quote" button for this order counts as this screen's button. */
-  requoteOrderId?: string;
+  /** Buttons outside this screen that count as its own (an expired quote card's "New quote" for this order). */
+  alsoTakes?: (data: string) => boolean;
   /** A toast for the pressed button (the press is answered at once either way). */
   toast?: (data: string) => string | undefined;
 }
@@ -268,11 +267,7 @@ export class FlowIo {
       hint: () => this.reply(options.hint, { parse_mode: "HTML" }),
       press: async (ctx, data, pressed) => {
         const onScreen = pressed === this.screenId || (await this.adoptCopy(pressed, data));
-        const requote = REQUOTE_CALLBACK_PATTERN.test(data) ? parseOrderCallback(data) : undefined;
-        if (
-          onScreen &&
-          (flowData.test(data) || (requote !== undefined && requote.orderId === options.requoteOrderId))
-        ) {
+        if (onScreen && (flowData.test(data) || options.alsoTakes?.(data))) {
           const toast = options.toast;
           await this.telegram(async (outside) => {
             const text = toast?.(data);

@@ -3,10 +3,9 @@ import type { BotContext } from "#src/bot/context.js";
 import { enterFlow, FLOWS } from "#src/bot/flow/enter.js";
 import type { Feature } from "#src/bot/flow/feature.js";
 import { linkData } from "./callback-data.ts";
+import { createMerchantFeed } from "./feed.ts";
 import { findOwnLink, showLinkDetails, showLinks } from "./links.ts";
 import { newlinkConversation } from "./newlink/conversation.ts";
-
-export { createMerchantFeed, type MerchantFeedDeps } from "./feed.ts";
 
 const MERCHANT_COMMANDS = ["newlink", "links", "link"] as const;
 
@@ -71,5 +70,14 @@ export function merchantFeature(): Feature {
     composer,
     conversations: [newlinkConversation()],
     commands: { private: [...MERCHANT_COMMANDS] },
+    services: ({ deps, telegram, raise }) => {
+      // The merchant feed: a payment link's payments, told to its merchant.
+      const feed = createMerchantFeed({ ...deps, telegram, alerts: { raise } });
+      const paymentLink = async (event: Parameters<typeof feed>[0]) => {
+        await feed(event);
+        return false;
+      };
+      return { sinks: { paymentLink } };
+    },
   };
 }

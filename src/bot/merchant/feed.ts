@@ -27,7 +27,7 @@ export interface MerchantFeedDeps extends Pick<BotDeps, "logger" | "translator" 
   api: Pick<BotDeps["api"], "getPaymentLinkOrders">;
   /** grammY Api with the process's throttler and auto-retry. */
   telegram: Api;
-  /** Where treasury withdrawal results go (createAlerts(...).raise). */
+  /** Where treasury withdrawal results go (the ops alert queue). */
   alerts?: { raise(alert: AnyAlert): Promise<void> };
 }
 

@@ -1,6 +1,7 @@
 import { Composer, type Middleware } from "grammy";
 import type { BotContext } from "#src/bot/context.js";
 import type { Feature } from "#src/bot/flow/feature.js";
+import { createAlerts } from "./alerts/alerts.ts";
 import { broadcastConversation } from "./broadcast/conversation.ts";
 import { registerInfoCommands } from "./info.ts";
 import { registerLimits } from "./limits.ts";
@@ -56,6 +57,7 @@ export function adminFeature(): Feature {
     composer,
     conversations: [opsOnly(withdrawConversation()), opsOnly(broadcastConversation())],
     commands: { adminGroup: [...ADMIN_COMMANDS] },
+    services: (runtime) => createAlerts(runtime),
   };
 }
 

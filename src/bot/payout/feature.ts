@@ -13,6 +13,7 @@ import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "#src/orders/index.
 import { InFlightError, RecipientLimitError } from "#src/store/index.js";
 import { payoutConfirmData, payoutSaveData, payoutSimulateData } from "./callback-data.ts";
 import { type PayoutArgs, payoutFlow } from "./conversation.ts";
+import { retireQuoteCards } from "./retire.ts";
 
 /** Deep link payload: send_<token of a saved recipient> (≤ 64 characters of A-Z a-z 0-9 _ -). */
 const DEEP_LINK = /^send_([A-Za-z0-9_-]{1,59})$/;
@@ -30,6 +31,7 @@ export function payoutFeature(): Feature {
       continuation(FLOWS.payout),
     ],
     composer: payoutComposer(),
+    onLeave: { flow: FLOWS.payout, run: retireQuoteCards },
   };
 }
 

@@ -185,7 +185,7 @@ async function onQuoteCard(
   const orderId = current.quoted.orderId;
   const answer = await io.ask({
     hint: t("payout:hint.quote"),
-    requoteOrderId: orderId,
+    alsoTakes: (data) => data === requoteCallbackData(orderId),
     toast: (data) =>
       data === payoutConfirmData.pack({ orderId }) ? t("payout:quote.confirming") : undefined,
   });

@@ -129,7 +129,7 @@ async function movePrice({ app, sandbox, terminal }: CommandContext, args: strin
   }
   const before = sandbox.prices.btcUsd;
   const after = sandbox.setBtcUsd(Math.round(before * (1 + percent / 100))).btcUsd;
-  const sent = await app.rateAlerts.check();
+  const sent = await app.job("rate-alerts").run();
   terminal.print(
     `Sandbox: bitcoin moved ${percent > 0 ? "+" : ""}${percent}% to $${after.toLocaleString("en-US")}; rate alerts checked, ${sent} sent.`,
   );

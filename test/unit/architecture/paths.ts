@@ -58,7 +58,7 @@ export function pathExists(path: string, existing: ReadonlySet<string>): boolean
 }
 
 /**
- * Paths named from inside a folder (`store/keys.ts`, `ops/treasury/card.ts`): a folder and a file name with an
+ * Paths named from inside a folder (`store/keys.ts`, `ops/treasury/commands.ts`): a folder and a file name with an
  * extension, not starting at one of the roots above. Prose names them relative to some folder, so one counts when
  * some path of the repository ends with it.
  */

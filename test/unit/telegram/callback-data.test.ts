@@ -10,7 +10,7 @@ import { statusData } from "#src/bot/account/callback-data/status.js";
 import { buyData } from "#src/bot/buy/callback-data.js";
 import { cancelData, languageData, menuData } from "#src/bot/flow/menu-data.js";
 import { linkData, newlinkData } from "#src/bot/merchant/callback-data.js";
-import { alertData, approvalData, broadcastData, withdrawData } from "#src/bot/ops/callback-data.js";
+import { alertData, broadcastData, withdrawData } from "#src/bot/ops/callback-data.js";
 import {
   PAYOUT_FLOW_DATA,
   payoutAction,
@@ -19,6 +19,7 @@ import {
   payoutCountryData,
   payoutZaBankData,
 } from "#src/bot/payout/callback-data.js";
+import { approvalData } from "#src/bot/rules/approval-data.js";
 import { parseOrderCallback } from "#src/orders/index.js";
 import { CallbackDataTooLongError, defineCallbackData, int } from "#src/telegram/callback-data.js";
 

@@ -2,9 +2,10 @@ import { Composer } from "grammy";
 import { parseCountryArgument } from "#src/bot/account/price.js";
 import type { BotContext } from "#src/bot/context.js";
 import { enterFlow, FLOWS, leaveFlows } from "#src/bot/flow/enter.js";
-import type { Feature } from "#src/bot/flow/feature.js";
+import type { Feature, FeatureRuntime, Job } from "#src/bot/flow/feature.js";
 import type { Country } from "#src/money/index.js";
 import { rateAlertDeleteData, rateAlertNewData, rateAlertSendData } from "./callback-data.ts";
+import { createRateAlertChecker } from "./checker.ts";
 import { RATE_ALERT_CONVERSATION, rateAlertConversation } from "./flow.ts";
 import { alertsScreen } from "./render.ts";
 
@@ -19,6 +20,25 @@ export function rateAlertsFeature(): Feature {
     conversations: [rateAlertConversation()],
     composer: rateAlertsComposer(),
     commands: { private: ["alert", "alerts"] },
+    services: (runtime) => ({ jobs: [rateAlertJob(runtime)] }),
+  };
+}
+
+/** The scheduled check of armed alerts against fresh prices (default every 60 s), where the queue workers run. */
+function rateAlertJob({ deps, telegram, languageOf, schedule }: FeatureRuntime): Job {
+  const checker = createRateAlertChecker({
+    ...deps,
+    telegram,
+    languageOf,
+    everyMs: schedule.rateAlertEveryMs,
+  });
+  return {
+    name: "rate-alerts",
+    schedule: `every ${(schedule.rateAlertEveryMs ?? 60_000) / 1000} s`,
+    where: "workers",
+    run: () => checker.check(),
+    start: () => checker.start(),
+    stop: () => checker.stop(),
   };
 }
 

@@ -10,6 +10,7 @@ import { RecipientLimitError, RepeatLimitError } from "#src/store/index.js";
 import { REPEAT_AMOUNT_CONVERSATION, type RepeatAmountArgs, repeatAmountFlow } from "./amount-flow.ts";
 import { repeatData, repeatNewData } from "./callback-data.ts";
 import { createdText, createRepeat } from "./create.ts";
+import { createRepeatsJob } from "./job.ts";
 import {
   amountCurrency,
   listScreen,
@@ -33,6 +34,20 @@ export function repeatsFeature(): Feature {
       createConversation<BotContext, FlowContext>(repeatAmountFlow, { id: REPEAT_AMOUNT_CONVERSATION }),
     ],
     composer: repeatsComposer(),
+    services: ({ deps, telegram, languageOf }) => {
+      const job = createRepeatsJob({ deps, telegram, languageOf, logger: deps.logger });
+      return {
+        jobs: [
+          {
+            name: "repeat-sends",
+            schedule: "after each reconcile tick",
+            where: "workers",
+            afterTick: true,
+            run: () => job.sendDue(),
+          },
+        ],
+      };
+    },
   };
 }
 

@@ -1,12 +1,11 @@
 import type { BotContext } from "#src/bot/context.js";
 import { FLOWS } from "#src/bot/flow/enter.js";
-import { APPROVAL_ACTIONS, approvalData } from "#src/bot/ops/callback-data.js";
 import { type OpsComposer, replyHtml } from "#src/bot/ops/command-tools.js";
-import { syncRefundFromApproval } from "#src/bot/ops/refund/settlement.js";
+import { namesFor, renderApprovalCard } from "#src/bot/rules/approval-card.js";
+import { APPROVAL_ACTIONS, approvalData } from "#src/bot/rules/approval-data.js";
 import { isOpsAdmin } from "#src/bot/rules/ops-admins.js";
+import { claimApproval, executeApproval, rejectWithdrawal } from "#src/bot/rules/treasury.js";
 import type { ApprovalRecord } from "#src/store/index.js";
-import { namesFor, renderApprovalCard } from "./card.ts";
-import { claimApproval, executeApproval, rejectWithdrawal } from "./treasury.ts";
 
 /**
  * /withdraw_ngn, /withdraw_btc (the flow collects and posts the request) and the Approve / Reject buttons on the
@@ -69,10 +68,10 @@ export function registerTreasury(ops: OpsComposer): void {
   });
 }
 
-/** A refund's request changed: the user's refund and order cards follow (nothing to do for treasury requests). */
+/** A request changed: the product that opened it (a refund) follows, through the process wiring's port. */
 async function syncRefund(ctx: BotContext, id: string): Promise<void> {
   const record = await ctx.deps.store.approvals.get(id);
-  if (record?.payload.kind === "refund") await syncRefundFromApproval(ctx.deps, ctx.api, record);
+  if (record) await ctx.deps.ops?.approvalChanged?.(record);
 }
 
 async function refreshCard(ctx: BotContext, id: string): Promise<void> {

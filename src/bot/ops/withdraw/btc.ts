@@ -1,5 +1,5 @@
 import type { FlowContext, FlowConversation } from "#src/bot/context.js";
-import { decodeLightningInvoice, invoiceFitsNetwork } from "#src/bot/ops/treasury/treasury.js";
+import { decodeLightningInvoice, invoiceFitsNetwork } from "#src/bot/rules/treasury.js";
 import { formatMoney } from "#src/money/index.js";
 import type { ApprovalPayload } from "#src/store/index.js";
 import { askText } from "./prompt.ts";

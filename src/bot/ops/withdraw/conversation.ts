@@ -2,8 +2,8 @@ import { createConversation } from "@grammyjs/conversations";
 import type { BotContext, FlowContext, FlowConversation } from "#src/bot/context.js";
 import { FLOWS } from "#src/bot/flow/enter.js";
 import { clearButtons } from "#src/bot/flow/screen.js";
-import { describePayload, namesFor, renderApprovalCard } from "#src/bot/ops/treasury/card.js";
-import { requestWithdrawal } from "#src/bot/ops/treasury/treasury.js";
+import { describePayload, namesFor, renderApprovalCard } from "#src/bot/rules/approval-card.js";
+import { requestWithdrawal } from "#src/bot/rules/treasury.js";
 import { collectBtcWithdrawal } from "./btc.ts";
 import { collectNgnWithdrawal } from "./ngn.ts";
 import { askButtons } from "./prompt.ts";
@@ -15,7 +15,7 @@ interface WithdrawArgs {
 /**
  * Treasury withdrawal, step one of four eyes: collect and check the details, show them exactly as the API will
  * get them, and on confirm post an approval request to the group. Nothing is sent here: a second admin approves
- * the request on its card (src/bot/ops/treasury/treasury.ts).
+ * the request on its card (src/bot/rules/treasury.ts).
  */
 async function withdrawFlow(conversation: FlowConversation, ctx: FlowContext, args?: WithdrawArgs) {
   const owner = ctx.from?.id;

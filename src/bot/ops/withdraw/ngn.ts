@@ -1,7 +1,7 @@
 import { isPayoutApiError, type NameEnquiry } from "#src/api/index.js";
 import type { FlowContext, FlowConversation } from "#src/bot/context.js";
-import { searchBanks } from "#src/bot/ops/treasury/treasury.js";
 import type { BankEntry } from "#src/bot/rules/banks.js";
+import { searchBanks } from "#src/bot/rules/treasury.js";
 import { escapeHtml, quoteInput } from "#src/i18n/index.js";
 import { formatMoney, parseAmount } from "#src/money/index.js";
 import type { ApprovalPayload } from "#src/store/index.js";

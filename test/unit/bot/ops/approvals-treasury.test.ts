@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { parseLowBalanceThresholds } from "#src/bot/ops/alerts/render.js";
-import { decodeLightningInvoice, invoiceFitsNetwork } from "#src/bot/ops/treasury/treasury.js";
+import { decodeLightningInvoice, invoiceFitsNetwork } from "#src/bot/rules/treasury.js";
 import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
 
 /** What the treasury shows the approver: the invoice decoded (amount, expiry, network). */

@@ -6,6 +6,8 @@ import type { Feature } from "#src/bot/flow/feature.js";
 import { offersRefund, parseOrderCallback, REFUND_CALLBACK_PATTERN } from "#src/orders/index.js";
 import { RETRYABLE_REFUND_STATES } from "#src/store/index.js";
 import { type RefundArgs, refundFlow } from "./conversation.ts";
+import { onRefundWithdrawalEvent, syncRefundFromApproval } from "./settlement.ts";
+import { refundCheck } from "./watch.ts";
 
 /**
  * "Get my sats back" on a status card whose payout failed after the user paid: owner only, only while no refund
@@ -43,5 +45,13 @@ export function refundFeature(): Feature {
     name: "refund",
     conversations: [createConversation<BotContext, FlowContext>(refundFlow, { id: FLOWS.refund })],
     composer: refundComposer(),
+    services: (runtime) => ({
+      sinks: {
+        // A refund's withdrawal is not a merchant's traffic: it moves the refund and stops here.
+        paymentLink: (event) => onRefundWithdrawalEvent(runtime.deps, runtime.telegram, event),
+        approvalChanged: (record) => syncRefundFromApproval(runtime.deps, runtime.telegram, record),
+        opsCheck: { name: "refunds", run: refundCheck(runtime) },
+      },
+    }),
   };
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resolveDestination } from "#src/bot/ops/refund/destination.js";
-import { invoiceForAddress, type LnurlError, parseLightningAddress } from "#src/bot/ops/refund/lnurl.js";
+import { resolveDestination } from "#src/bot/refund/destination.js";
+import { invoiceForAddress, type LnurlError, parseLightningAddress } from "#src/bot/refund/lnurl.js";
 import { loadConfig } from "#src/config.js";
 import { createLogger } from "#src/log/logger.js";
 import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";

@@ -1,12 +1,12 @@
 import type { Api } from "grammy";
 import { transactionSchema } from "#src/api/index.js";
-import { raiseAlert } from "#src/bot/ops/alerts/queue.js";
+import { raiseAlert } from "#src/bot/rules/raise-alert.js";
 import { intlLocale } from "#src/i18n/index.js";
 import { languageResolver } from "#src/i18n/language-of.js";
 import { scrubText } from "#src/log/mask.js";
 import { renderRefundCard, renderRefundReceipt, renderStatusCard } from "#src/orders/index.js";
 import type { ApprovalRecord, RefundRecord } from "#src/store/index.js";
-import type { RefundDeps } from "./refunds.ts";
+import type { RefundDeps } from "./deps.ts";
 
 /**
  * An approval request of kind "refund" changed (approved and executed, rejected, expired): mirror it on the refund

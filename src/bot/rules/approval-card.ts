@@ -1,6 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { TFunction } from "i18next";
-import { APPROVAL_ACTIONS, approvalData } from "#src/bot/ops/callback-data.js";
+import { APPROVAL_ACTIONS, approvalData } from "#src/bot/rules/approval-data.js";
 import { escapeHtml } from "#src/i18n/index.js";
 import { formatMoney, formatOpsTime } from "#src/money/index.js";
 import type { ApprovalPayload, ApprovalRecord, UserRepository } from "#src/store/index.js";

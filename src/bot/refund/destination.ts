@@ -1,9 +1,5 @@
 import type { BotDeps } from "#src/bot/context.js";
-import {
-  type DecodedInvoice,
-  decodeLightningInvoice,
-  invoiceFitsNetwork,
-} from "#src/bot/ops/treasury/treasury.js";
+import { type DecodedInvoice, decodeLightningInvoice, invoiceFitsNetwork } from "#src/bot/rules/treasury.js";
 import { maskInvoice } from "#src/orders/index.js";
 import { invoiceForAddress, type LightningAddress, LnurlError, parseLightningAddress } from "./lnurl.ts";
 

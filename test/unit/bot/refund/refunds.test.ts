@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkRefundInvoice, resolveDestination } from "#src/bot/ops/refund/destination.js";
-import type { LightningAddress } from "#src/bot/ops/refund/lnurl.js";
-import { LnurlError } from "#src/bot/ops/refund/lnurl.js";
-import { type DecodedInvoice, decodeLightningInvoice } from "#src/bot/ops/treasury/treasury.js";
+import { checkRefundInvoice, resolveDestination } from "#src/bot/refund/destination.js";
+import type { LightningAddress } from "#src/bot/refund/lnurl.js";
+import { LnurlError } from "#src/bot/refund/lnurl.js";
+import { type DecodedInvoice, decodeLightningInvoice } from "#src/bot/rules/treasury.js";
 import { ConfigError, loadConfig, parseSupportContact } from "#src/config.js";
 import { silentLogger } from "#src/log/logger.js";
 import { refundableSats } from "#src/orders/index.js";

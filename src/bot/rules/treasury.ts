@@ -3,8 +3,13 @@ import { isPayoutApiError } from "#src/api/index.js";
 import type { BotDeps } from "#src/bot/context.js";
 import { type BankEntry, createBankSearch } from "#src/bot/rules/banks.js";
 import { maskDigits, scrubText } from "#src/log/mask.js";
-import type { ApprovalPayload, ApprovalRecord, ApproveOutcome, RejectOutcome } from "#src/store/index.js";
-import type { ProductStore } from "#src/store/ports.js";
+import type {
+  ApprovalPayload,
+  ApprovalRecord,
+  ApproveOutcome,
+  RejectOutcome,
+  Store,
+} from "#src/store/index.js";
 
 /**
  * Treasury withdrawals with four eyes: a request is stored (with an expiry) and posted to the admin group; only a
@@ -14,7 +19,7 @@ import type { ProductStore } from "#src/store/ports.js";
 const APPROVAL_TTL_MS = 15 * 60_000;
 
 type TreasuryDeps = Pick<BotDeps, "logger"> & {
-  store: ProductStore<"ops">;
+  store: Pick<Store, "approvals" | "audit" | "caches">;
   api: Pick<BotDeps["api"], "listBanks" | "withdrawNgn" | "withdrawBtc">;
 };
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type DecodedInvoice, decodeLightningInvoice } from "#src/bot/ops/treasury/treasury.js";
+import { type DecodedInvoice, decodeLightningInvoice } from "#src/bot/rules/treasury.js";
 import {
   type GuardedFailure,
   GuardedFetchError,

@@ -1,12 +1,13 @@
 import type { Api } from "grammy";
 import { isPayoutApiError } from "#src/api/index.js";
 import type { BotDeps } from "#src/bot/context.js";
-import { namesFor, renderApprovalCard } from "#src/bot/ops/treasury/card.js";
-import { requestWithdrawal } from "#src/bot/ops/treasury/treasury.js";
+import { namesFor, renderApprovalCard } from "#src/bot/rules/approval-card.js";
+import { requestWithdrawal } from "#src/bot/rules/treasury.js";
 import { intlLocale, resolveLanguage } from "#src/i18n/index.js";
 import { scrubText } from "#src/log/mask.js";
 import { refundableSats } from "#src/orders/index.js";
 import type { OrderRecord, RefundRecord, RefundState } from "#src/store/index.js";
+import type { RefundDeps } from "./deps.ts";
 import type { Destination } from "./destination.ts";
 import { publishRefund } from "./settlement.ts";
 
@@ -17,10 +18,6 @@ import { publishRefund } from "./settlement.ts";
  * four-eyes machinery, with the user as the requester). The refund record (store/refunds.ts) is the gate; the
  * order record carries a copy of its state for the cards.
  */
-export type RefundDeps = Pick<BotDeps, "config" | "logger" | "store" | "translator" | "accountLanguage"> & {
-  api: Pick<BotDeps["api"], "withdrawBtc" | "getTransactions">;
-};
-
 /** What a refund starts with: above the ops threshold it waits for an admin's approval, else it pays at once. */
 export function refundOpening(
   config: BotDeps["config"],
