@@ -6,13 +6,14 @@ import { escapeHtml, quoteInput } from "#src/i18n/index.js";
 import { type CurrencyCode, currencyOfCountry, formatMoney } from "#src/money/index.js";
 import { payoutAction } from "./callback-data.ts";
 import { actionButton } from "./keyboards.ts";
+import { offersNaira, payMethodLine, payMethodRow } from "./naira/method.ts";
 import { type AmountChoice, type Draft, withNotice } from "./prompts.ts";
 
 /**
  * Step 3: how much, in the local currency (what the recipient gets) or in sats (what you pay) — a toggle. The
  * amount's message id is the idempotency key of the quote it leads to.
  */
-type AmountAnswer = { amount: AmountChoice; key: string } | "change_recipient";
+type AmountAnswer = { amount: AmountChoice; key: string } | "change_recipient" | "pay_naira";
 
 export async function askAmount(
   io: FlowIo,
@@ -24,6 +25,8 @@ export async function askAmount(
   const { t } = io;
   const target = currencyOfCountry(draft.country);
   let mode: CurrencyCode = startIn === "BTCSAT" ? "BTCSAT" : target;
+  // Kenya, South Africa and Ghana may also be paid in naira: "How will you pay?" on this screen.
+  const naira = offersNaira(draft);
   const minimumText = () =>
     minimum === undefined ? t("payout:country.min_usd") : formatMoney(minimum, target, io.locale);
 
@@ -33,6 +36,7 @@ export async function askAmount(
     const text = () => {
       const prompt = [
         t("payout:amount.to", { recipient: escapeHtml(draft.label) }),
+        ...(naira ? [payMethodLine(t, "lightning")] : []),
         "",
         shownMode === "BTCSAT"
           ? t("payout:amount.prompt_sats", { min: minimumText() })
@@ -47,7 +51,13 @@ export async function askAmount(
           : t("payout:button.toggle_sats"),
         payoutAction("toggle"),
       );
-      return InlineKeyboard.from([[toggle], [actionButton(t, "change_recipient")], [cancelButton(t)]]);
+      const method = naira ? [payMethodRow(t, "lightning")] : [];
+      return InlineKeyboard.from([
+        ...method,
+        [toggle],
+        [actionButton(t, "change_recipient")],
+        [cancelButton(t)],
+      ]);
     };
     return io.show(text, keyboard);
   };
@@ -57,6 +67,7 @@ export async function askAmount(
     const answer = await io.ask({ text: true, hint: () => t("payout:hint.text") });
     if (answer.kind === "button") {
       if (answer.data === payoutAction("change_recipient")) return "change_recipient";
+      if (naira && answer.data === payoutAction("pay_naira")) return "pay_naira";
       if (answer.data === payoutAction("toggle")) {
         mode = mode === "BTCSAT" ? target : "BTCSAT";
         await screen();

@@ -10,6 +10,7 @@ import type { PauseScope } from "#src/store/index.js";
 import { askAmount } from "./amount.ts";
 import { PAYOUT_SCREENS } from "./callback-data.ts";
 import { chooseCountry, chooseRecipient } from "./country.ts";
+import { nairaPayout } from "./naira/flow.ts";
 import { type AmountChoice, type Draft, storedDraft } from "./prompts.ts";
 import { quoteAndConfirm } from "./quote.ts";
 import { openRequest } from "./requests/pay.ts";
@@ -106,6 +107,13 @@ export async function payoutFlow(
       notice = undefined;
       if (answer === "change_recipient") {
         draft = undefined;
+        continue;
+      }
+      if (answer === "pay_naira") {
+        // Paid in naira by bank transfer: that part of the flow runs to its end, or comes back here.
+        const naira = await nairaPayout(io, draft, mins[draft.country]);
+        if (naira === "done" || naira === "cancelled") return;
+        if (naira === "change_recipient") draft = undefined;
         continue;
       }
       ({ amount, key } = answer);

@@ -9,7 +9,7 @@ import { menuData } from "#src/bot/flow/menu-data.js";
 import { replyQuoteExpired } from "#src/bot/flow/quote-expired.js";
 import { methodOf } from "#src/bot/rules/payout-method.js";
 import { escapeHtml } from "#src/i18n/index.js";
-import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "#src/orders/index.js";
+import { isNairaFunded, parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "#src/orders/index.js";
 import { InFlightError, RecipientLimitError } from "#src/store/index.js";
 import { payoutConfirmData, payoutSaveData, payoutSimulateData } from "./callback-data.ts";
 import { type PayoutArgs, payoutFlow } from "./conversation.ts";
@@ -109,7 +109,12 @@ async function simulatePayment(ctx: CallbackQueryContext<BotContext>): Promise<v
     await deps.store.once.run(
       "simulate",
       orderId,
-      () => deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" }),
+      () =>
+        deps.api.simulatePayIn(
+          isNairaFunded(order)
+            ? { quoteId: order.quoteId, currency: "NGN", amount: order.pay.amount }
+            : { quoteId: order.quoteId, currency: "BTC" },
+        ),
       { ...(deps.processes ? { processes: deps.processes } : {}), takeover: true },
     );
     await dropPressedButton(ctx);
