@@ -82,10 +82,12 @@ export function nairaBreakdownLines(
   const breakdown = t("quote:breakdown", { exchanged: naira(b.exchanged), fee: naira(b.fee) });
   const target = money.receive.currency;
   if (!isCurrencyCode(target) || b.exchanged <= 0 || b.receive <= 0) return { breakdown };
+  const one = (currency: CurrencyCode) =>
+    escapeHtml(formatMoney(100, currency, locale).replace(formatAmountNumber(100, currency, locale), "1"));
   const rate = t("naira:rate", {
-    naira: naira(100),
+    naira: one("NGNKOBO"),
     inTarget: escapeHtml(unitValue(ratio(b.receive, b.exchanged, 8), target, locale)),
-    target: escapeHtml(formatMoney(100, target, locale)),
+    target: one(target),
     inNaira: escapeHtml(unitValue(ratio(b.exchanged, b.receive, 8), "NGNKOBO", locale)),
   });
   return { breakdown, rate };
