@@ -171,5 +171,29 @@ describe("payout paid in naira by bank transfer", () => {
       stack.app.api.simulatePayIn({ quoteId: order.quoteId, currency: "NGN", amount: order.pay.amount }),
     ).rejects.toThrow();
     await expect.poll(async () => (await stack.app.store.orders.get(order.orderId))?.stage).toBe("expired");
+
+    // "New quote" on the card (the flow still open) quotes again in naira, once.
+    const quotes = stack.sandbox.state.quotes.size;
+    const fresh = await pressAndEdit(user, expired, /New quote/, /Your quote/);
+    expect(fresh.text).toContain("Transfer exactly:");
+    expect(stack.sandbox.state.quotes.size - quotes).toBe(1);
+    const second = await orderOf(stack, fresh);
+    expect(second.quoteId).not.toBe(order.quoteId);
+
+    // Confirmed but never paid: the status card expires on the API's clock and the transfer is refused.
+    await (await user.press(fresh, /Confirm/)).answer();
+    const status = await user.nextMessage({ match: /Waiting for your transfer/ });
+    await stack.advanceClock(11 * 60_000);
+    const lapsed = await user.nextEdit(status, { match: /No transfer arrived before/ });
+    await expect(
+      stack.app.api.simulatePayIn({ quoteId: second.quoteId, currency: "NGN", amount: second.pay.amount }),
+    ).rejects.toThrow();
+    // Its "New quote" (the flow long over) opens the naira amount screen for the same recipient; ⚡ goes back.
+    await (await user.press(lapsed, /New quote/)).answer();
+    const again = await user.nextMessage({ match: /How much should they receive/ });
+    expect(again.text).toContain("How will you pay? 🏦 Naira bank transfer");
+    expect(again.text).toContain("To: M-Pesa ••0000 · Jane Wanjiku");
+    const lightning = await pressAndEdit(user, again, "⚡ Bitcoin (Lightning)", /How will you pay\? ⚡/);
+    expect(buttons(lightning)).toContain("⚡ Type the amount in sats instead");
   });
 });

@@ -6,14 +6,14 @@ import { escapeHtml, quoteInput } from "#src/i18n/index.js";
 import { type CurrencyCode, currencyOfCountry, formatMoney } from "#src/money/index.js";
 import { payoutAction } from "./callback-data.ts";
 import { actionButton } from "./keyboards.ts";
-import { offersNaira, payMethodLine, payMethodRow } from "./naira/method.ts";
+import { type NairaStep, offersNaira, payMethodLine, payMethodRow } from "./naira/method.ts";
 import { type AmountChoice, type Draft, withNotice } from "./prompts.ts";
 
 /**
  * Step 3: how much, in the local currency (what the recipient gets) or in sats (what you pay) — a toggle. The
  * amount's message id is the idempotency key of the quote it leads to.
  */
-type AmountAnswer = { amount: AmountChoice; key: string } | "change_recipient" | "pay_naira";
+type AmountAnswer = { amount: AmountChoice; key: string } | "change_recipient" | "ended";
 
 export async function askAmount(
   io: FlowIo,
@@ -21,12 +21,14 @@ export async function askAmount(
   minimum: number | undefined,
   notice?: string,
   startIn?: CurrencyCode,
+  /** The naira-funded part of the flow, for "How will you pay?" (NGNKOBO `startIn` opens it at once). */
+  payInNaira?: NairaStep,
 ): Promise<AmountAnswer> {
   const { t } = io;
   const target = currencyOfCountry(draft.country);
   let mode: CurrencyCode = startIn === "BTCSAT" ? "BTCSAT" : target;
   // Kenya, South Africa and Ghana may also be paid in naira: "How will you pay?" on this screen.
-  const naira = offersNaira(draft);
+  const naira = offersNaira(draft) ? payInNaira : undefined;
   const minimumText = () =>
     minimum === undefined ? t("payout:country.min_usd") : formatMoney(minimum, target, io.locale);
 
@@ -62,12 +64,18 @@ export async function askAmount(
     return io.show(text, keyboard);
   };
 
+  const opened = naira && startIn === "NGNKOBO" ? await viaNaira(naira, io, draft, minimum) : undefined;
+  if (opened) return opened;
   await screen(notice);
   for (;;) {
     const answer = await io.ask({ text: true, hint: () => t("payout:hint.text") });
     if (answer.kind === "button") {
       if (answer.data === payoutAction("change_recipient")) return "change_recipient";
-      if (naira && answer.data === payoutAction("pay_naira")) return "pay_naira";
+      if (naira && answer.data === payoutAction("pay_naira")) {
+        const after = await viaNaira(naira, io, draft, minimum);
+        if (after) return after;
+        await screen();
+      }
       if (answer.data === payoutAction("toggle")) {
         mode = mode === "BTCSAT" ? target : "BTCSAT";
         await screen();
@@ -84,6 +92,20 @@ export async function askAmount(
     const typedIn = mode;
     await screen(() => amountErrorText(io, checked, typedIn, minimumText()));
   }
+}
+
+/**
+ * The naira part of the flow, from this screen: it runs to its end ("ended"), or comes back here (⚡) or to the
+ * recipient.
+ */
+async function viaNaira(
+  step: NairaStep,
+  io: FlowIo,
+  draft: Draft,
+  minimum: number | undefined,
+): Promise<"ended" | "change_recipient" | undefined> {
+  const after = await step(io, draft, minimum);
+  return after === "lightning" ? undefined : after === "change_recipient" ? after : "ended";
 }
 
 /** Why a typed amount was refused (`typedIn`: the currency the screen asked for). */

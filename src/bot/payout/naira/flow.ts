@@ -36,7 +36,7 @@ interface Shown {
 export async function nairaPayout(
   io: FlowIo,
   draft: Draft,
-  lightningMinimum?: number,
+  lightningMinimum: number | undefined,
 ): Promise<NairaOutcome> {
   const minimum = nairaMinimum(draft.country, lightningMinimum);
   let notice: string | undefined;

@@ -1,5 +1,6 @@
 import { InlineKeyboard } from "grammy";
 import type { InlineKeyboardButton } from "grammy/types";
+import type { FlowIo } from "#src/bot/flow/flow-io.js";
 import type { TFunction } from "#src/i18n/index.js";
 import { payoutAction } from "../callback-data.ts";
 import type { Draft } from "../prompts.ts";
@@ -10,6 +11,13 @@ import { NAIRA_FUNDED } from "./quote.ts";
  * or 🏦 naira by bank transfer, the chosen one ticked. Money requests are paid over Lightning only.
  */
 export type PayMethod = "lightning" | "naira";
+
+/** The naira-funded part of the flow (src/bot/payout/naira/flow.ts), as the amount screen hands over to it. */
+export type NairaStep = (
+  io: FlowIo,
+  draft: Draft,
+  lightningMinimum: number | undefined,
+) => Promise<"done" | "cancelled" | "lightning" | "change_recipient">;
 
 export function offersNaira(draft: Pick<Draft, "country" | "requestId">): boolean {
   return NAIRA_FUNDED.includes(draft.country) && !draft.requestId;
