@@ -126,7 +126,18 @@ describe("payout paid in naira by bank transfer", () => {
     expect(card.text).toMatch(/Your rate: ₦1 = KSh 0\.\d+ · KSh 1 = ₦\d+\.\d\d/);
     const done = await payToDelivered(user, card, order.orderId);
     expect(done.text).toContain("KSh 1,500.00 was delivered to M-Pesa ••0000 · Jane Wanjiku");
-    expect(done.text).toContain(`You pay: ${formatMoney(order.pay.amount, "NGNKOBO", "en")}`);
+    const paid = formatMoney(order.pay.amount, "NGNKOBO", "en");
+    expect(done.text).toContain(`You pay: ${paid}`);
+
+    // The receipt and /history name the naira paid.
+    await (await user.press(done, "🧾 Receipt")).answer();
+    const receipt = await user.nextMessage({ match: /Payment receipt/ });
+    expect(receipt.text).toContain(
+      `Paid: ${paid} (fee included: ${formatMoney(order.fee.amount, "NGNKOBO", "en")})`,
+    );
+    expect(receipt.text).toMatch(/₦1 = KSh 0\.\d+ · KSh 1 = ₦\d+\.\d\d/);
+    await user.send("/history");
+    expect((await user.nextMessage({ match: /→/ })).text).toContain(`${paid} → KSh 1,500.00`);
   });
 
   it("South Africa: 50 rand at least; the amount in rand, paid in naira, delivered to the bank", async () => {
