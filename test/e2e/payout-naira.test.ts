@@ -207,4 +207,27 @@ describe("payout paid in naira by bank transfer", () => {
     const lightning = await pressAndEdit(user, again, "⚡ Bitcoin (Lightning)", /How will you pay\? ⚡/);
     expect(buttons(lightning)).toContain("⚡ Type the amount in sats instead");
   });
+
+  it("a daily limit holds in both currencies: refused in cedis before any quote, in naira once quoted", async () => {
+    await stack.app.store.settings.setDailyLimit("GH", 10_000);
+    try {
+      const user = stack.tg.user({ id: 7605, first_name: "Yaw" });
+      await chooseNaira(user, await ghanaAmount(user));
+      const quotes = stack.sandbox.state.quotes.size;
+      expect((await typeAndRead(user, "GH₵ 150")).text).toMatch(
+        /more than you can still send to Ghana today/,
+      );
+      expect(stack.sandbox.state.quotes.size).toBe(quotes);
+      const naira = user.lastMessage();
+      if (!naira) throw new Error("no amount screen");
+      await pressAndEdit(user, naira, /in naira instead/, /How much naira/);
+      expect((await typeAndRead(user, "₦30,000")).text).toMatch(
+        /more than you can still send to Ghana today/,
+      );
+      const card = await typeAndRead(user, "GH₵ 50", /Your quote/);
+      expect(card.text).toContain("Daily limit: GH₵ 50.00 left of GH₵ 100.00 after this payout");
+    } finally {
+      await stack.app.store.settings.setDailyLimit("GH", undefined);
+    }
+  });
 });

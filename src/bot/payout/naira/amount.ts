@@ -15,6 +15,31 @@ type NairaAmount = NairaQuoteInput["amount"];
 export type NairaAmountAnswer = { amount: NairaAmount; key: string } | "lightning" | "change_recipient";
 
 /**
+ * What was typed, in the screen's currency; an amount marked as the other one ("₦20,000" on the cedis screen, "GH₵ 50"
+ * on the naira one) is taken as that. The minimum applies to amounts in the recipient's currency.
+ */
+function readAmount(
+  text: string,
+  mode: NairaAmount["currency"],
+  target: Exclude<NairaAmount["currency"], "NGNKOBO">,
+  minimum: number | undefined,
+  locale: string,
+) {
+  const check = (currency: NairaAmount["currency"]) =>
+    checkAmount(text, {
+      mode: currency,
+      target: currency,
+      ...(currency === "NGNKOBO" || minimum === undefined ? {} : { minimum }),
+      locale,
+    });
+  const checked = check(mode);
+  const other = mode === "NGNKOBO" ? target : "NGNKOBO";
+  return !checked.ok && checked.reason === "wrong_currency" && checked.detected === other
+    ? check(other)
+    : checked;
+}
+
+/**
  * The amount of a naira-funded payout: what the recipient gets (KSh, R, GH₵; the corridor's minimum checked here)
  * or the naira the payer transfers, fees included (the API checks what that buys). The amount's message id is the
  * idempotency key of its quote.
@@ -76,12 +101,7 @@ export async function askNairaAmount(
       }
       continue;
     }
-    const checked = checkAmount(answer.text, {
-      mode,
-      target: mode === "NGNKOBO" ? "NGNKOBO" : target,
-      ...(mode === "NGNKOBO" || minimum === undefined ? {} : { minimum }),
-      locale: io.locale,
-    });
+    const checked = readAmount(answer.text, mode, target, minimum, io.locale);
     if (checked.ok && (checked.currency === "NGNKOBO" || checked.currency === target)) {
       return {
         amount: { minor: checked.minor, currency: checked.currency },

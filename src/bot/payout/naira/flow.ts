@@ -69,7 +69,7 @@ async function quoteAndConfirm(
     }
     if (!shown) return { back: "amount", notice: "" } satisfies Back;
     const pressed = await onCard(io, draft, shown);
-    if (pressed === "done" || pressed === "cancelled") return pressed;
+    if (typeof pressed === "object" || pressed === "done" || pressed === "cancelled") return pressed;
     if (pressed !== undefined) key = pressed.slice("key:".length);
   }
 }
@@ -144,7 +144,7 @@ async function onCard(
   io: FlowIo,
   draft: Draft,
   shown: Shown,
-): Promise<"done" | "cancelled" | `key:${string}` | undefined> {
+): Promise<"done" | "cancelled" | Back | `key:${string}` | undefined> {
   const { t } = io;
   const { orderId } = shown.order;
   const answer = await io.ask({ hint: t("naira:hint.quote"), requoteOrderId: orderId });
@@ -169,10 +169,18 @@ async function onCard(
 }
 
 /** Confirm: the order confirmed on the API's clock before its deadline, or the card turned into "expired". */
-async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done" | undefined> {
+async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done" | Back | undefined> {
   const { t } = io;
   const { orderId } = shown.order;
   const now = await io.now();
+  if (shown.allowance) {
+    // Another payout may have been confirmed since this card was shown (an older card's Confirm).
+    const fresh = await currentAllowance(io, draft, orderId);
+    if (fresh && shown.order.receive.amount > fresh.remaining) {
+      await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
+      return { back: "amount", notice: overLimitNotice(io, draft.country, fresh) };
+    }
+  }
   const confirmed =
     now < shown.deadlineMs
       ? await io.call("confirm", (deps) => confirmOrder(deps, orderId, new Date(now).toISOString()))
@@ -204,8 +212,10 @@ async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done"
   return "done";
 }
 
-async function currentAllowance(io: FlowIo, draft: Draft): Promise<Allowance | undefined> {
-  const read = await io.call("allowance", (deps) => allowanceFor(deps, io.userId, draft.country, deps.now()));
+async function currentAllowance(io: FlowIo, draft: Draft, except?: string): Promise<Allowance | undefined> {
+  const read = await io.call("allowance", (deps) =>
+    allowanceFor(deps, io.userId, draft.country, deps.now(), except),
+  );
   return read.ok ? read.value : undefined;
 }
 
