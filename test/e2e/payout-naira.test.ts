@@ -91,6 +91,11 @@ describe("payout paid in naira by bank transfer", () => {
     await (await user.press(card, /Confirm/)).answer();
     const status = await user.nextMessage({ match: /Waiting for your transfer/ });
     const confirmed = await user.nextEdit(card, { match: /Confirmed/ });
+    // A second tap (an old copy of the card) is told where to pay, never confirmed twice.
+    const again = await user.pressData(card, `po-ok:${orderId}`);
+    expect((await again.answer()).text).toBe(
+      "Already confirmed: transfer to the account shown on the quote.",
+    );
     expect(buttons(confirmed)).toEqual(["📋 Copy account number", "📋 Copy amount"]);
     await expect
       .poll(async () => (await stack.app.store.orders.get(orderId))?.statusMessageId)

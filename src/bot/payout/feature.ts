@@ -70,9 +70,9 @@ function payoutComposer(): Composer<BotContext> {
     const { orderId } = payoutConfirmData.unpack(ctx.callbackQuery.data);
     const order = await ctx.deps.store.orders.get(orderId);
     const confirmed = order?.confirmedAt && order.userId === ctx.from.id;
-    await ctx.answerCallbackQuery({
-      text: ctx.t(confirmed ? "payout:quote.already_confirmed" : "payout:stale"),
-    });
+    const already =
+      order && isNairaFunded(order) ? "naira:quote.already_confirmed" : "payout:quote.already_confirmed";
+    await ctx.answerCallbackQuery({ text: ctx.t(confirmed ? already : "payout:stale") });
   });
 
   composer.callbackQuery(payoutSimulateData.filter(), simulatePayment);
