@@ -3,7 +3,7 @@ import type { DeliverMissing, RecoveredMessages } from "#src/events/index.js";
 import { escapeHtml, intlLocale } from "#src/i18n/index.js";
 import { languageResolver } from "#src/i18n/language-of.js";
 import { formatMoney } from "#src/money/index.js";
-import { formatExpiryTime, renderStatusCard } from "#src/orders/index.js";
+import { formatExpiryTime, isNairaFunded, renderStatusCard } from "#src/orders/index.js";
 import type { OrderRecord } from "#src/store/index.js";
 import { buyStatusKeyboard } from "./buy/confirm-step.ts";
 import type { BotDeps } from "./context.ts";
@@ -37,7 +37,8 @@ export function createDeliverMissing(deps: RecoveryDeps): DeliverMissing {
     try {
       // The deadline is the API's, so the API's clock says whether it is still payable.
       const payable = order.stage === "awaiting_payment" && Date.parse(order.expiresAt) > deps.now();
-      if (order.kind === "payout" && payable && !order.invoiceMessageId) {
+      // A naira-funded payout has no invoice: its transfer details are on the quote card, like a buy's.
+      if (order.kind === "payout" && !isNairaFunded(order) && payable && !order.invoiceMessageId) {
         const invoice = await invoiceOf(deps, order);
         if (invoice) sent.invoiceMessageId = await sendInvoice(deps, order, invoice, t, locale);
       }

@@ -1,6 +1,7 @@
 export * from "./callback-data.ts";
 export * from "./facts.ts";
 export * from "./mapping.ts";
+export * from "./naira.ts";
 export * from "./quote-lines.ts";
 export * from "./quote-math.ts";
 export * from "./receipt.ts";

@@ -1,6 +1,7 @@
 import { CURRENCIES } from "#src/money/index.js";
 import type { OrderRecord, OrderTransition } from "#src/store/order-record.js";
 import { payoutReferenceOf, type TransactionFacts, transactionFacts } from "./facts.ts";
+import { isNairaFunded, nairaTransactionFits } from "./naira.ts";
 
 /**
  * How payout-API facts move an order through its stages. Pure functions: the store's `transition()` applies
@@ -42,7 +43,7 @@ export function transitionFromPaymentEvent(
  * What the mapping needs to know about the order: its kind, what its recipient gets, and its quote hash (never a
  * payout reference).
  */
-type OrderRef = Pick<OrderRecord, "kind" | "receive"> & { hash?: string };
+type OrderRef = Pick<OrderRecord, "kind" | "receive"> & { hash?: string; pay?: OrderRecord["pay"] };
 
 /**
  * Whether a transaction can be one of the order's own. Both of an order's transactions are in the quote's target
@@ -54,6 +55,9 @@ type OrderRef = Pick<OrderRecord, "kind" | "receive"> & { hash?: string };
  */
 export function transactionFits(facts: TransactionFacts, order: OrderRef): boolean {
   if (facts.type !== "DEPOSIT" && facts.type !== "WITHDRAWAL") return false;
+  // A naira-funded payout takes the NGN DEPOSIT of its total kobo, then the WITHDRAWAL of its target amount.
+  if (order.pay && isNairaFunded(order))
+    return nairaTransactionFits(facts, { pay: order.pay, receive: order.receive });
   const currency = CURRENCIES[order.receive.currency as keyof typeof CURRENCIES]?.iso;
   if (facts.currency !== undefined && facts.currency !== currency) return false;
   if (facts.amount !== undefined && facts.amount !== order.receive.amount) return false;
@@ -99,7 +103,10 @@ interface ApiOrderView {
 }
 
 interface ApiReconcileInput {
-  order: Pick<OrderRecord, "kind" | "stage" | "expiresAt" | "receive"> & { hash?: string };
+  order: Pick<OrderRecord, "kind" | "stage" | "expiresAt" | "receive"> & {
+    hash?: string;
+    pay?: OrderRecord["pay"];
+  };
   /** Undefined when the API does not know the order (404). */
   apiOrder: ApiOrderView | undefined;
   /** Every transaction of the order (`GET /transaction?orderId=` may return several). */

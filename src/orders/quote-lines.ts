@@ -1,6 +1,7 @@
 import type { TFunction } from "i18next";
 import { escapeHtml } from "#src/i18n/index.js";
 import { formatMoney, isCurrencyCode } from "#src/money/index.js";
+import { nairaBreakdownLines } from "./naira.ts";
 import { purchaseBreakdown, type QuoteBreakdown, quoteBreakdown } from "./quote-math.ts";
 
 /** Money as an order or a quote card holds it: minor units of a currency code. */
@@ -75,6 +76,8 @@ export function breakdownLines(
 ): { breakdown: string; rate?: string } {
   if (money.receive.currency === "BTCSAT" && money.networkFeeSats !== undefined)
     return purchaseLines(money, money.networkFeeSats, t, locale);
+  if (money.pay.currency === "NGNKOBO" && money.receive.currency !== "BTCSAT")
+    return nairaBreakdownLines(money, t, locale);
   const b = breakdownOf(money);
   const fiat = money.receive.currency === "BTCSAT" ? money.pay.currency : money.receive.currency;
   const breakdown = t("quote:breakdown", {

@@ -5,6 +5,7 @@ import { type Country, formatClock, formatMoney, isCurrencyCode } from "#src/mon
 import type { OrderRecord, OrderStage } from "#src/store/order-record.js";
 import { receiptCallbackData, requoteCallbackData } from "./callback-data.ts";
 import { FAILURE_REASONS, REQUIRED_CONFIRMATIONS } from "./mapping.ts";
+import { nairaVariant } from "./naira.ts";
 import { breakdownLines } from "./quote-lines.ts";
 import { offersRefund, refundButton, refundLine } from "./refund.ts";
 
@@ -58,10 +59,10 @@ const BUY_VARIANTS = new Set([
 function variant(
   t: TFunction,
   key: string,
-  order: Pick<OrderRecord, "kind">,
+  order: Pick<OrderRecord, "kind" | "pay">,
   values: Record<string, unknown>,
 ) {
-  return t(order.kind === "buy" && BUY_VARIANTS.has(key) ? `${key}_buy` : key, values);
+  return t(order.kind === "buy" && BUY_VARIANTS.has(key) ? `${key}_buy` : nairaVariant(key, order), values);
 }
 
 function newQuoteKeyboard(order: OrderRecord, t: TFunction): InlineKeyboard {
@@ -120,7 +121,7 @@ export function renderStatusCard(order: OrderRecord, t: TFunction, locale: strin
   ];
   const stageKey = order.stage === "payout_sent" && order.kind === "buy" ? "payout_sent_buy" : order.stage;
   const cancelled = order.stage === "cancelled" ? { time: formatCancelTime(order, locale) } : {};
-  lines.push(t(`status:stage.${stageKey}`, cancelled));
+  lines.push(t(nairaVariant(`status:stage.${stageKey}`, order), cancelled));
   let keyboard: InlineKeyboard | undefined;
   const recipient = escapeHtml(order.recipientLabel);
 

@@ -193,4 +193,33 @@ describe("local mode (npm start with no configuration)", () => {
     type(bot, ":quit");
     expect(await bot.exited).toMatchObject({ code: 0 });
   }, 90_000);
+
+  it(":pay pays a naira-funded payout by bank transfer, the exact total, to completion", async () => {
+    const bot = await startLocalChat();
+    const steps: Array<[string, RegExp]> = [
+      ["/start", /\[1\] 💸 Send money/],
+      ["1", /\[2\] 🇰🇪 Kenya/],
+      ["2", /How should the money arrive/],
+      ["1", /phone number/],
+      ["0790 000 000", /Which wallet/],
+      ["1", /name of the person/],
+      ["Jane Wanjiku", /\[2\] 🏦 Naira bank transfer/],
+      ["2", /How will you pay\? 🏦 Naira bank transfer/],
+      ["1500", /Transfer exactly: ₦[\d,]+\.\d\d/],
+      ["1", /Waiting for your transfer/],
+      [":pay", /Sandbox: paid order/],
+    ];
+    const shown = (pattern: RegExp) => bot.lines.filter((line) => pattern.test(line.raw)).length;
+    for (const [line, expected] of steps) {
+      const before = shown(expected);
+      type(bot, line);
+      await bot.waitForLog((logged) => expected.test(logged.raw) && shown(expected) > before, {
+        timeoutMs: 30_000,
+      });
+    }
+    await bot.waitForLog(/Your naira arrived for order/, { timeoutMs: 30_000 });
+    await bot.waitForLog(/🎉 KSh 1,500\.00 delivered to M-Pesa ••0000/, { timeoutMs: 30_000 });
+    type(bot, ":quit");
+    expect(await bot.exited).toMatchObject({ code: 0 });
+  }, 90_000);
 });

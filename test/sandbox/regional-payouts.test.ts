@@ -153,7 +153,7 @@ describe("KES, ZAR and GHS payouts", () => {
     expect(hooks[3]?.payload.data).toMatchObject({ type: "WITHDRAWAL", status: "SUCCESS", currency: "GHS" });
   });
 
-  it("NGN→KES over bank transfer pays the KES beneficiary after the NGN pay-in", async () => {
+  it("NGN→KES over bank transfer: an NGN DEPOSIT of the total, then the KES payout to the beneficiary", async () => {
     const quote = await createQuote({
       amount: 1_000_000,
       sourceCurrency: "NGNKOBO",
@@ -166,7 +166,11 @@ describe("KES, ZAR and GHS payouts", () => {
     expect(quote).toMatchObject({
       exchangeRate: 13_000_000,
       ngnAccountName: "Mava Digital Solutions Limited",
+      invoice: "",
+      totalAmountInSourceCurrency: 1_000_000,
     });
+    expect(quote.hash).toMatch(/^[0-9a-f]{24}$/);
+    expect(quote.ngnBankAccountNumber).toMatch(/^\d{10}$/);
     // fee ceil(1e6·59/10059) = 5866 kobo; (1e6 − 5866)·13/150 = 86 158 KES cents (floored)
     expect(quote).toMatchObject({ transactionFeesInSourceCurrency: 5_866, amountInTargetCurrency: 86_158 });
     const paid = await api.post("/simulation/pay-in", {
@@ -176,13 +180,12 @@ describe("KES, ZAR and GHS payouts", () => {
     });
     expect(paid.status).toBe(200);
     const [received, sent] = await waitForWebhooks(receiver, 2);
-    expect(received?.payload.data).toMatchObject({
-      currency: "KES",
-      amount: 86_158,
-      metadata: { hash: quote.hash },
-    });
+    // The naira that landed (notes §6), not the shillings it buys.
+    expect(received?.payload.data).toMatchObject({ type: "DEPOSIT", currency: "NGN", amount: 1_000_000 });
+    expect(JSON.stringify(received?.payload.data)).toContain(quote.hash);
     expect(sent?.payload.data).toMatchObject({
       currency: "KES",
+      amount: 86_158,
       status: "SUCCESS",
       metadata: { identifierType: "paytophone" },
     });

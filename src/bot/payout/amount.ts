@@ -6,13 +6,14 @@ import { escapeHtml, quoteInput } from "#src/i18n/index.js";
 import { type CurrencyCode, currencyOfCountry, formatMoney } from "#src/money/index.js";
 import { payoutAction } from "./callback-data.ts";
 import { actionButton } from "./keyboards.ts";
+import { type NairaStep, offersNaira, payMethodLine, payMethodRow } from "./naira/method.ts";
 import { type AmountChoice, type Draft, withNotice } from "./prompts.ts";
 
 /**
  * Step 3: how much, in the local currency (what the recipient gets) or in sats (what you pay) — a toggle. The
  * amount's message id is the idempotency key of the quote it leads to.
  */
-type AmountAnswer = { amount: AmountChoice; key: string } | "change_recipient";
+type AmountAnswer = { amount: AmountChoice; key: string } | "change_recipient" | "ended";
 
 export async function askAmount(
   io: FlowIo,
@@ -20,10 +21,14 @@ export async function askAmount(
   minimum: number | undefined,
   notice?: string,
   startIn?: CurrencyCode,
+  /** The naira-funded part of the flow, for "How will you pay?" (NGNKOBO `startIn` opens it at once). */
+  payInNaira?: NairaStep,
 ): Promise<AmountAnswer> {
   const { t } = io;
   const target = currencyOfCountry(draft.country);
   let mode: CurrencyCode = startIn === "BTCSAT" ? "BTCSAT" : target;
+  // Kenya, South Africa and Ghana may also be paid in naira: "How will you pay?" on this screen.
+  const naira = offersNaira(draft) ? payInNaira : undefined;
   const minimumText = () =>
     minimum === undefined ? t("payout:country.min_usd") : formatMoney(minimum, target, io.locale);
 
@@ -33,6 +38,7 @@ export async function askAmount(
     const text = () => {
       const prompt = [
         t("payout:amount.to", { recipient: escapeHtml(draft.label) }),
+        ...(naira ? [payMethodLine(t, "lightning")] : []),
         "",
         shownMode === "BTCSAT"
           ? t("payout:amount.prompt_sats", { min: minimumText() })
@@ -47,16 +53,29 @@ export async function askAmount(
           : t("payout:button.toggle_sats"),
         payoutAction("toggle"),
       );
-      return InlineKeyboard.from([[toggle], [actionButton(t, "change_recipient")], [cancelButton(t)]]);
+      const method = naira ? [payMethodRow(t, "lightning")] : [];
+      return InlineKeyboard.from([
+        ...method,
+        [toggle],
+        [actionButton(t, "change_recipient")],
+        [cancelButton(t)],
+      ]);
     };
     return io.show(text, keyboard);
   };
 
+  const opened = naira && startIn === "NGNKOBO" ? await viaNaira(naira, io, draft, minimum) : undefined;
+  if (opened) return opened;
   await screen(notice);
   for (;;) {
     const answer = await io.ask({ text: true, hint: () => t("payout:hint.text") });
     if (answer.kind === "button") {
       if (answer.data === payoutAction("change_recipient")) return "change_recipient";
+      if (naira && answer.data === payoutAction("pay_naira")) {
+        const after = await viaNaira(naira, io, draft, minimum);
+        if (after) return after;
+        await screen();
+      }
       if (answer.data === payoutAction("toggle")) {
         mode = mode === "BTCSAT" ? target : "BTCSAT";
         await screen();
@@ -73,6 +92,20 @@ export async function askAmount(
     const typedIn = mode;
     await screen(() => amountErrorText(io, checked, typedIn, minimumText()));
   }
+}
+
+/**
+ * The naira part of the flow, from this screen: it runs to its end ("ended"), or comes back here (⚡) or to the
+ * recipient.
+ */
+async function viaNaira(
+  step: NairaStep,
+  io: FlowIo,
+  draft: Draft,
+  minimum: number | undefined,
+): Promise<"ended" | "change_recipient" | undefined> {
+  const after = await step(io, draft, minimum);
+  return after === "lightning" ? undefined : after === "change_recipient" ? after : "ended";
 }
 
 /** Why a typed amount was refused (`typedIn`: the currency the screen asked for). */

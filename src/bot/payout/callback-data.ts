@@ -35,6 +35,8 @@ const PAYOUT_ACTIONS = [
   "cancel",
   "search",
   "someone_new",
+  "pay_naira",
+  "pay_lightning",
 ] as const;
 export type PayoutAction = (typeof PAYOUT_ACTIONS)[number];
 

@@ -6,10 +6,12 @@ import { pausedCorridors } from "#src/bot/rules/pauses.js";
 import { methodOf } from "#src/bot/rules/payout-method.js";
 import { type Minimums, minimums } from "#src/bot/rules/payout-minimums.js";
 import { type Country, type CurrencyCode, isCurrencyCode } from "#src/money/index.js";
+import { isNairaFunded } from "#src/orders/index.js";
 import type { PauseScope } from "#src/store/index.js";
 import { askAmount } from "./amount.ts";
 import { PAYOUT_SCREENS } from "./callback-data.ts";
 import { chooseCountry, chooseRecipient } from "./country.ts";
+import { nairaPayout } from "./naira/flow.ts";
 import { type AmountChoice, type Draft, storedDraft } from "./prompts.ts";
 import { quoteAndConfirm } from "./quote.ts";
 import { openRequest } from "./requests/pay.ts";
@@ -69,6 +71,8 @@ export async function payoutFlow(
     const previous = await fromOrder(io, args.requoteOrderId);
     if (previous) {
       ({ draft, amount } = previous);
+      // A naira-funded order is quoted again from the naira amount screen.
+      if (previous.naira) [amount, lastMode] = [undefined, "NGNKOBO"];
       key = `requote:${args.requoteKey ?? args.requoteOrderId}`;
       requoteOf = args.requoteOrderId;
     } else {
@@ -102,8 +106,9 @@ export async function payoutFlow(
       return continueAsNew(conversation, FLOWS.payout, { resume: next } satisfies PayoutArgs);
     }
     if (!amount || key === undefined) {
-      const answer = await askAmount(io, draft, mins[draft.country], notice, lastMode);
+      const answer = await askAmount(io, draft, mins[draft.country], notice, lastMode, nairaPayout);
       notice = undefined;
+      if (answer === "ended") return;
       if (answer === "change_recipient") {
         draft = undefined;
         continue;
@@ -153,13 +158,14 @@ async function fromSaved(io: FlowIo, token: string): Promise<Draft | undefined> 
 async function fromOrder(
   io: FlowIo,
   orderId: string,
-): Promise<{ draft: Draft; amount: AmountChoice } | undefined> {
+): Promise<{ draft: Draft; amount: AmountChoice; naira: boolean } | undefined> {
   const userId = io.userId;
   const found = await io.call("requote-order", async (deps) => {
     const order = await deps.store.orders.get(orderId);
     if (!order || order.userId !== userId || order.kind !== "payout" || !order.beneficiary) return null;
     const { corridor, beneficiary, recipientLabel, recipientId, requestId, receive } = order;
     return {
+      naira: isNairaFunded(order),
       corridor,
       beneficiary,
       recipientLabel,
@@ -176,5 +182,5 @@ async function fromOrder(
   if (!currency || !order.beneficiary) return undefined;
   const saved = storedDraft(io, order.corridor, order.beneficiary, order.recipientLabel, order.recipientId);
   const draft = order.requestId ? { ...saved, requestId: order.requestId } : saved;
-  return { draft, amount: { minor: order.receive.amount, currency } };
+  return { draft, amount: { minor: order.receive.amount, currency }, naira: order.naira };
 }

@@ -9,7 +9,7 @@ import { menuData } from "#src/bot/flow/menu-data.js";
 import { replyQuoteExpired } from "#src/bot/flow/quote-expired.js";
 import { methodOf } from "#src/bot/rules/payout-method.js";
 import { escapeHtml } from "#src/i18n/index.js";
-import { parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "#src/orders/index.js";
+import { isNairaFunded, parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "#src/orders/index.js";
 import { InFlightError, RecipientLimitError } from "#src/store/index.js";
 import { payoutConfirmData, payoutSaveData, payoutSimulateData } from "./callback-data.ts";
 import { type PayoutArgs, payoutFlow } from "./conversation.ts";
@@ -72,9 +72,9 @@ function payoutComposer(): Composer<BotContext> {
     const { orderId } = payoutConfirmData.unpack(ctx.callbackQuery.data);
     const order = await ctx.deps.store.orders.get(orderId);
     const confirmed = order?.confirmedAt && order.userId === ctx.from.id;
-    await ctx.answerCallbackQuery({
-      text: ctx.t(confirmed ? "payout:quote.already_confirmed" : "payout:stale"),
-    });
+    const already =
+      order && isNairaFunded(order) ? "naira:quote.already_confirmed" : "payout:quote.already_confirmed";
+    await ctx.answerCallbackQuery({ text: ctx.t(confirmed ? already : "payout:stale") });
   });
 
   composer.callbackQuery(payoutSimulateData.filter(), simulatePayment);
@@ -111,7 +111,12 @@ async function simulatePayment(ctx: CallbackQueryContext<BotContext>): Promise<v
     await deps.store.once.run(
       "simulate",
       orderId,
-      () => deps.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" }),
+      () =>
+        deps.api.simulatePayIn(
+          isNairaFunded(order)
+            ? { quoteId: order.quoteId, currency: "NGN", amount: order.pay.amount }
+            : { quoteId: order.quoteId, currency: "BTC" },
+        ),
       { ...(deps.processes ? { processes: deps.processes } : {}), takeover: true },
     );
     await dropPressedButton(ctx);

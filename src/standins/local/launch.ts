@@ -110,12 +110,14 @@ const SANDBOX_COMMANDS: Partial<Record<string, (context: CommandContext, args: s
     },
   };
 
-/** :pay: the sandbox pays the local user's latest order (its invoice, or the bank transfer of a buy). */
+/** :pay: the sandbox pays the local user's latest order (its invoice, or the bank transfer of naira it awaits). */
 async function payLatest({ app, terminal }: CommandContext): Promise<void> {
   const { orders } = await app.store.orders.listForUser(LOCAL_USER.id, 0, 1);
   const order = orders[0];
   if (!order) terminal.print("No order yet: start one with /send or /buy.");
-  else if (order.kind === "payout") await app.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" });
+  // A naira-funded payout is paid like a buy: the bank transfer of its exact total.
+  else if (order.kind === "payout" && order.pay.currency !== "NGNKOBO")
+    await app.api.simulatePayIn({ quoteId: order.quoteId, currency: "BTC" });
   else await app.api.simulatePayIn({ quoteId: order.quoteId, currency: "NGN", amount: order.pay.amount });
   if (order) terminal.print(`Sandbox: paid order ${order.orderId}.`);
 }

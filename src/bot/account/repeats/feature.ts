@@ -5,6 +5,7 @@ import type { BotContext, FlowContext } from "#src/bot/context.js";
 import { enterFlow, FLOWS, leaveFlows } from "#src/bot/flow/enter.js";
 import type { Feature } from "#src/bot/flow/feature.js";
 import { methodOf } from "#src/bot/rules/payout-method.js";
+import { isNairaFunded } from "#src/orders/index.js";
 import type { OrderRecord, Repeat } from "#src/store/index.js";
 import { RecipientLimitError, RepeatLimitError } from "#src/store/index.js";
 import { REPEAT_AMOUNT_CONVERSATION, type RepeatAmountArgs, repeatAmountFlow } from "./amount-flow.ts";
@@ -114,7 +115,9 @@ async function onNewRepeat(ctx: CallbackContext): Promise<void> {
       label: order.recipientLabel,
       details: order.beneficiary,
     });
-    const result = await createRepeat(ctx, recipient, cadence, order.asked ?? order.receive);
+    // Repeats are paid over Lightning: a naira-funded order repeats what its recipient got.
+    const amount = isNairaFunded(order) ? order.receive : (order.asked ?? order.receive);
+    const result = await createRepeat(ctx, recipient, cadence, amount);
     await ctx.answerCallbackQuery({
       text: ctx.t(result.created ? "repeats:toast.created" : "repeats:toast.exists"),
     });

@@ -12,8 +12,8 @@ export const FAILURE_REASON =
   "Payout rejected by the beneficiary institution (sandbox rule: identifier ends in 999)";
 
 /**
- * A quote was paid: record the DEPOSIT (target currency), emit payment.received, and hand back the
- * payout step, which the HTTP layer runs right after the response is written ("shortly after").
+ * A quote was paid: record the DEPOSIT (target currency; naira for a naira-funded payout), emit payment.received,
+ * and hand back the payout step, which the HTTP layer runs right after the response is written ("shortly after").
  */
 export function payIn(core: Core, quote: QuoteRecord): () => void {
   const now = core.clock.now();
@@ -25,15 +25,19 @@ export function payIn(core: Core, quote: QuoteRecord): () => void {
     order.updatedAt = now;
   }
   const currency = currencyOf(quote.targetCurrency);
+  // A naira-funded payout (NGN→KES/ZAR/GHS) records the naira that landed: an NGN DEPOSIT of the quote's total
+  // (notes §6), exchanged at once into the target wallet the payout draws on.
+  const nairaFunded = currencyOf(quote.sourceCurrency) === "NGN" && currency !== "BTC";
   const deposit = addTransaction(core, {
     ...common(quote),
-    currency,
+    currency: nairaFunded ? "NGN" : currency,
     type: "DEPOSIT",
     status: "SUCCESS",
-    amount: quote.amountInTarget,
-    fees: quote.feesInTarget,
+    amount: nairaFunded ? quote.total : quote.amountInTarget,
+    fees: nairaFunded ? quote.feesInSource : quote.feesInTarget,
   });
-  credit(core.state, currency, deposit.amount);
+  if (nairaFunded) credit(core.state, currency, quote.amountInTarget);
+  else credit(core.state, currency, deposit.amount);
   core.webhooks.emit("payment.received", webhookTransaction(deposit, quote.hash));
   if (quote.paymentLinkId) onLinkOrderPaid(core, quote);
   return () => {

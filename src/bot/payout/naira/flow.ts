@@ -1,0 +1,237 @@
+import { describeApiError } from "#src/bot/flow/api-errors.js";
+import { type FlowIo, fromFailure } from "#src/bot/flow/flow-io.js";
+import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
+import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
+import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
+import { quoteBudgetText } from "#src/bot/rules/quote-budget.js";
+import { supersede } from "#src/bot/rules/supersede.js";
+import { formatCancelTime, formatExpiryTime, requoteCallbackData } from "#src/orders/index.js";
+import type { OrderRecord } from "#src/store/index.js";
+import { type Allowance, allowanceFor, overLimitNotice } from "../allowance.ts";
+import { payoutAction, payoutConfirmData } from "../callback-data.ts";
+import { expiredQuoteKeyboard } from "../keyboards.ts";
+import { type Draft, methodWords } from "../prompts.ts";
+import { confirmOrder, quoteDeadlineMs } from "../quote-orders.ts";
+import { askNairaAmount } from "./amount.ts";
+import { nairaCardKeyboard, renderNairaCard } from "./card.ts";
+import { type NairaQuoteInput, nairaMinimum, nairaQuote } from "./quote.ts";
+import { sendNairaStatus } from "./status.ts";
+
+/**
+ * The naira-funded part of the payout flow, from the amount to the status card: amount (in the target currency or
+ * in naira) → quote card (the virtual account, copy buttons, Confirm / Refresh / Cancel) → on Confirm, the card
+ * keeps its copy buttons and the one status card follows, which the events pipeline edits from then on.
+ */
+export type NairaOutcome = "done" | "cancelled" | "lightning" | "change_recipient";
+type Back = { back: "amount"; notice: string };
+type Amount = NairaQuoteInput["amount"];
+
+interface Shown {
+  order: OrderRecord;
+  roundedFrom?: number;
+  allowance?: Allowance;
+  deadlineMs: number;
+}
+
+export async function nairaPayout(
+  io: FlowIo,
+  draft: Draft,
+  lightningMinimum: number | undefined,
+): Promise<NairaOutcome> {
+  const minimum = nairaMinimum(draft.country, lightningMinimum);
+  let notice: string | undefined;
+  let mode: Amount["currency"] | undefined;
+  for (;;) {
+    const answer = await askNairaAmount(io, draft, minimum, notice, mode);
+    notice = undefined;
+    if (typeof answer === "string") return answer;
+    mode = answer.amount.currency;
+    const outcome = await quoteAndConfirm(io, draft, answer.amount, answer.key);
+    if (outcome === "done" || outcome === "cancelled") return outcome;
+    notice = outcome.notice || undefined;
+  }
+}
+
+async function quoteAndConfirm(
+  io: FlowIo,
+  draft: Draft,
+  amount: Amount,
+  firstKey: string,
+): Promise<"done" | "cancelled" | Back> {
+  let key: string | undefined = firstKey;
+  let shown: Shown | undefined;
+  for (;;) {
+    if (key !== undefined) {
+      const quoted = await quoteStep(io, draft, amount, key);
+      key = undefined;
+      if (typeof quoted === "string" || "back" in quoted) return quoted;
+      shown = quoted;
+    }
+    if (!shown) return { back: "amount", notice: "" } satisfies Back;
+    const pressed = await onCard(io, draft, shown);
+    if (typeof pressed === "object" || pressed === "done" || pressed === "cancelled") return pressed;
+    if (pressed !== undefined) key = pressed.slice("key:".length);
+  }
+}
+
+/** One quote under `key`: its card shown, or the user sent back to the amount (a limit, an error). */
+async function quoteStep(
+  io: FlowIo,
+  draft: Draft,
+  amount: Amount,
+  key: string,
+): Promise<Shown | Back | "cancelled"> {
+  const { t } = io;
+  const pause = await io.conversation.external(() => quotesPaused(io.deps, draft.country));
+  if (pause.paused) {
+    await io.reply(() => maintenanceNotice(t, pause), { parse_mode: "HTML" });
+    return "cancelled";
+  }
+  const allowance = await currentAllowance(io, draft);
+  if (allowance && amount.currency !== "NGNKOBO" && amount.minor > allowance.remaining) {
+    return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
+  }
+  const result = await io.call("naira-quote", (deps) =>
+    nairaQuote(deps, {
+      key,
+      country: draft.country,
+      beneficiary: draft.beneficiary,
+      amount,
+      label: draft.label,
+      chatId: io.chatId,
+      userId: io.userId,
+      ...(draft.recipientId ? { recipientId: draft.recipientId } : {}),
+      customerReference: customerReferenceFor(key),
+      resolveFirst: false,
+    }),
+  );
+  if (!result.ok) {
+    if (/amount too small/i.test(result.error.apiMessage ?? "")) {
+      return { back: "amount", notice: t("payout:amount.error.too_small_api") };
+    }
+    return { back: "amount", notice: describeApiError(fromFailure(result.error), t).text };
+  }
+  if ("refused" in result.value) {
+    const { retryAtMs } = result.value;
+    await io.show(() => quoteBudgetText(t, io.locale, draft.country, retryAtMs), mainMenuKeyboard(t));
+    return "cancelled";
+  }
+  const { order, roundedFrom } = result.value;
+  // An amount typed in naira is known in the recipient's money only now.
+  if (allowance && order.receive.amount > allowance.remaining) {
+    await io.call("supersede", (deps) => supersede(deps, order.orderId, "cancelled"));
+    return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
+  }
+  const receivedAt = await io.now();
+  const shown: Shown = {
+    order,
+    deadlineMs: quoteDeadlineMs(order.expiresAt, receivedAt),
+    ...(roundedFrom !== undefined ? { roundedFrom } : {}),
+    ...(allowance ? { allowance } : {}),
+  };
+  const messageId = await io.show(
+    () => card(io, draft, shown, receivedAt),
+    () => nairaCardKeyboard(order, t),
+  );
+  await io.call("quote-message", async (deps) => {
+    await deps.store.orders.annotate(order.orderId, { quoteMessageId: messageId });
+  });
+  return shown;
+}
+
+/** The card's answer: Refresh or "New quote" (`key:` + the press), Cancel, Confirm; undefined: wait on. */
+async function onCard(
+  io: FlowIo,
+  draft: Draft,
+  shown: Shown,
+): Promise<"done" | "cancelled" | Back | `key:${string}` | undefined> {
+  const { t } = io;
+  const { orderId } = shown.order;
+  const answer = await io.ask({ hint: t("naira:hint.quote"), requoteOrderId: orderId });
+  if (answer.kind !== "button") return undefined;
+  if (answer.data === payoutAction("refresh") || answer.data === requoteCallbackData(orderId)) {
+    await io.call("supersede", (deps) => supersede(deps, orderId, "refreshed"));
+    return `key:${answer.queryId}`;
+  }
+  if (answer.data === payoutAction("cancel")) {
+    const dropped = await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
+    const at =
+      (dropped.ok ? dropped.value?.cancelledAt : undefined) ?? new Date(await io.now()).toISOString();
+    const time = formatCancelTime({ cancelledAt: at, updatedAt: at, corridor: draft.country }, io.locale);
+    await io.show(() => t("payout:quote.cancelled", { time }));
+    await io.reply(() => t("common:cancelled", { what: t("common:flows.payout") }), {
+      reply_markup: mainMenuKeyboard(t),
+    });
+    return "cancelled";
+  }
+  if (answer.data !== payoutConfirmData.pack({ orderId })) return undefined;
+  return onConfirm(io, draft, shown);
+}
+
+/** Confirm: the order confirmed on the API's clock before its deadline, or the card turned into "expired". */
+async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done" | Back | undefined> {
+  const { t } = io;
+  const { orderId } = shown.order;
+  const now = await io.now();
+  if (shown.allowance) {
+    // Another payout may have been confirmed since this card was shown (an older card's Confirm).
+    const fresh = await currentAllowance(io, draft, orderId);
+    if (fresh && shown.order.receive.amount > fresh.remaining) {
+      await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
+      return { back: "amount", notice: overLimitNotice(io, draft.country, fresh) };
+    }
+  }
+  const confirmed =
+    now < shown.deadlineMs
+      ? await io.call("confirm", (deps) => confirmOrder(deps, orderId, new Date(now).toISOString()))
+      : ({ ok: true, value: { ok: false, reason: "expired" } } as const);
+  if (!confirmed.ok) {
+    const text = describeApiError(fromFailure(confirmed.error), t).text;
+    await io.show(
+      () => `${text}\n\n${card(io, draft, shown, now)}`,
+      () => nairaCardKeyboard(shown.order, t),
+    );
+    return undefined;
+  }
+  if (!confirmed.value.ok) {
+    // Past its deadline (or already expired by the reconciler): its account must never be offered again.
+    await io.call("supersede", (deps) => supersede(deps, orderId, "expired"));
+    const time = formatExpiryTime(shown.order, io.locale);
+    await io.show(
+      () => t("naira:quote.expired", { time }),
+      () => expiredQuoteKeyboard(t, orderId),
+    );
+    return undefined;
+  }
+  const order = confirmed.value.order;
+  await io.show(
+    () => card(io, draft, shown, now, true),
+    () => nairaCardKeyboard(order, t, true),
+  );
+  await sendNairaStatus(io, order);
+  return "done";
+}
+
+async function currentAllowance(io: FlowIo, draft: Draft, except?: string): Promise<Allowance | undefined> {
+  const read = await io.call("allowance", (deps) =>
+    allowanceFor(deps, io.userId, draft.country, deps.now(), except),
+  );
+  return read.ok ? read.value : undefined;
+}
+
+function card(io: FlowIo, draft: Draft, shown: Shown, nowMs: number, confirmed = false): string {
+  return renderNairaCard(
+    {
+      order: shown.order,
+      beneficiary: draft.beneficiary,
+      name: draft.name,
+      words: methodWords(io),
+      nowMs,
+      confirmed,
+      ...(shown.roundedFrom !== undefined ? { roundedFrom: shown.roundedFrom } : {}),
+      ...(shown.allowance ? { allowance: shown.allowance } : {}),
+    },
+    io.t,
+    io.locale,
+  );
+}
