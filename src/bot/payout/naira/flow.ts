@@ -147,7 +147,10 @@ async function onCard(
 ): Promise<"done" | "cancelled" | Back | `key:${string}` | undefined> {
   const { t } = io;
   const { orderId } = shown.order;
-  const answer = await io.ask({ hint: t("naira:hint.quote"), requoteOrderId: orderId });
+  const answer = await io.ask({
+    hint: t("naira:hint.quote"),
+    alsoTakes: (data) => data === requoteCallbackData(orderId),
+  });
   if (answer.kind !== "button") return undefined;
   if (answer.data === payoutAction("refresh") || answer.data === requoteCallbackData(orderId)) {
     await io.call("supersede", (deps) => supersede(deps, orderId, "refreshed"));
