@@ -1,6 +1,7 @@
 import { GrammyError, HttpError } from "grammy";
 import { intlLocale, type LanguageCode, type Translator } from "#src/i18n/index.js";
 import type { Logger } from "#src/log/logger.js";
+import { type OrderMessages, UnreachableUserError, type View } from "#src/orders/messages.js";
 import type {
   ClaimRequest,
   DeliveryClaim,
@@ -12,7 +13,7 @@ import type {
   Store,
   UserRecord,
 } from "#src/store/index.js";
-import { type Notifier, UnreachableUserError, type View } from "./notifier.ts";
+import type { Notifier } from "./notifier.ts";
 import { type JobQueue, jobIdPart, type QueuedJob, RetryLaterError } from "./queue.ts";
 import { REQUEST_NOTICE_STAGES } from "./request-notices.ts";
 import { sendMarked } from "./sending-mark.ts";
@@ -51,25 +52,12 @@ interface DeliveryDeps {
   /** A notification that was in flight when a process died was not sent again (metrics). */
   onNotificationNotRepeated?: () => void;
   now: () => number;
-  /**
-   * How long after Confirm a delivery waits for the confirm flow to record the status card it sent (or, when the
-   * flow's process died, for the recovery sweep to send and record one) before it sends a card itself.
-   */
-  flowCardWaitMs: number;
+  /** The status card's one sender (src/orders/messages.ts). */
+  messages: OrderMessages;
 }
 
-/** How soon a delivery that waits for the confirm flow's status card looks again. */
-const FLOW_CARD_RETRY_MS = 250;
-
-/**
- * A confirmed order whose status card the confirm flow (or the recovery sweep) is still sending: the card is on the
- * user's screen, or about to be, but not yet recorded on the order. A delivery that sent its own card now would put
- * a second one under it; it waits instead, for `flowCardWaitMs` at most.
- */
-function awaitingFlowCard(order: OrderRecord, now: number, waitMs: number): boolean {
-  if (!order.confirmedAt || order.deliveredAt || order.statusMessageId !== undefined) return false;
-  return now - Date.parse(order.confirmedAt) < waitMs;
-}
+/** How soon a delivery whose status card another sender is sending right now looks again. */
+const CARD_BUSY_RETRY_MS = 250;
 
 /**
  * An order's delivery: `process` runs a queued (or inline) job, taking the order's claim first; `claimFor` is that
@@ -133,8 +121,6 @@ export function createDeliveryProcessor(deps: DeliveryDeps): DeliveryProcessor {
       await outbox.advance(orderId, last.seq);
       return "unreachable";
     }
-    if (awaitingFlowCard(order, deps.now(), deps.flowCardWaitMs))
-      throw new RetryLaterError(FLOW_CARD_RETRY_MS);
     const language = await deps.languageOf(order.userId, user);
     const view: View = { t: deps.translator.t(language), locale: intlLocale(language) };
     // A quote that expired before the user confirmed it never got a status card: its quote card says so, silently.
@@ -146,11 +132,11 @@ export function createDeliveryProcessor(deps: DeliveryDeps): DeliveryProcessor {
         // steps through 1/3, 2/3, 3/3 even when a delivery was late (the cursor moves past each as it goes).
         for (const entry of entries) {
           if (entry === last || !isConfirmationStep(entry)) continue;
-          const shown = await notifier.showStatus(atEntry(order, entry), view);
+          const shown = await showStatus(atEntry(order, entry), view);
           // Only the card's id carries over (a new card may have been sent); the state stays the current one.
           order = { ...order, statusMessageId: shown.statusMessageId };
         }
-        order = await notifier.showStatus(order, view);
+        order = await showStatus(order, view);
       }
       // A confirmed quote that expired: its quote card (a purchase keeps copy buttons for the pay-in account)
       // must not look payable any more.
@@ -192,6 +178,16 @@ export function createDeliveryProcessor(deps: DeliveryDeps): DeliveryProcessor {
       return "unreachable";
     }
     return "delivered";
+  }
+
+  /**
+   * The card through its one sender. Another sender holding it (the confirm flow or the recovery sweep, sending it
+   * right now) means waiting for the id it records: the delivery then edits that card instead of sending a second.
+   */
+  async function showStatus(order: OrderRecord, view: View): Promise<OrderRecord> {
+    const shown = await deps.messages.showStatus(order, view, { by: "delivery" });
+    if (shown === "busy") throw new RetryLaterError(CARD_BUSY_RETRY_MS);
+    return shown;
   }
 
   /**

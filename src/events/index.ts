@@ -1,4 +1,5 @@
 import { parseWebhookEvent } from "#src/api/index.js";
+import { createOrderMessages } from "#src/orders/messages.js";
 import { ProcessRegistry } from "#src/store/index.js";
 import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
 import {
@@ -59,12 +60,14 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
   const reconcilerOptions = { ...DEFAULT_RECONCILER_OPTIONS, ...deps.reconciler };
   // The processors exist from the start: a web process (which never starts the queue workers) records and delivers
   // the events it receives itself.
-  const notifier = new Notifier({
+  const messages = createOrderMessages({
     telegram: deps.telegram,
     store: deps.store,
+    now,
     logger,
     metrics: deps.metrics,
   });
+  const notifier = new Notifier({ telegram: deps.telegram, messages, logger, metrics: deps.metrics });
   const deliver = createDeliveryProcessor({
     store: deps.store,
     outbox,
@@ -86,8 +89,7 @@ export function createEventsPipeline(deps: EventsPipelineDeps): EventsPipeline {
     processes,
     onNotificationNotRepeated: () => deps.metrics?.notifications.inc({ kind: "not_repeated" }),
     now,
-    // The flow records its card within milliseconds; a dead flow's is sent by the recovery sweep after its grace.
-    flowCardWaitMs: 2 * (deps.recovery?.graceMs ?? DEFAULT_RECOVERY_OPTIONS.graceMs),
+    messages,
   });
   const deliveryConcurrency = deps.deliveryConcurrency ?? 16;
   const inline = createInlineDeliveries({
