@@ -3,8 +3,8 @@ import { intlLocale, type LanguageCode, type Translator } from "#src/i18n/index.
 import type { Logger } from "#src/log/logger.js";
 import { type OrderMessages, UnreachableUserError, type View } from "#src/orders/messages.js";
 import type {
-  ClaimRequest,
   DeliveryClaim,
+  LockOptions,
   OrderRecord,
   OrderStage,
   Outbox,
@@ -60,14 +60,14 @@ interface DeliveryDeps {
 const CARD_BUSY_RETRY_MS = 250;
 
 /**
- * An order's delivery: `process` runs a queued (or inline) job, taking the order's claim first; `claimFor` is that
- * claim for the script that writes the order's transition to take (store/orders.ts), and `deliverClaimed` runs the
- * delivery it took.
+ * An order's delivery: `process` runs a queued (or inline) job, taking the order's claim first; `deliverClaimed` runs
+ * a delivery whose claim the script that wrote the order's transition took already (store/orders.ts), and
+ * `claimOptions` is what that script takes it with.
  */
 export interface DeliveryProcessor {
   process(job: QueuedJob<DeliveryJobData>): Promise<string>;
-  claimFor(orderId: string, ownerId: number): ClaimRequest;
   deliverClaimed(orderId: string, claim: DeliveryClaim): Promise<string>;
+  claimOptions: LockOptions;
 }
 
 export function createDeliveryProcessor(deps: DeliveryDeps): DeliveryProcessor {
@@ -236,8 +236,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps): DeliveryProcessor {
 
   return {
     process,
-    claimFor: (orderId, ownerId) =>
-      store.deliveryClaims.request(orderId, ownerId, { processes: deps.processes }),
+    claimOptions: deps.processes ? { processes: deps.processes } : {},
     deliverClaimed,
   };
 }

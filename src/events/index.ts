@@ -1,6 +1,6 @@
 import { parseWebhookEvent } from "#src/api/index.js";
 import { createOrderMessages } from "#src/orders/messages.js";
-import { ProcessRegistry } from "#src/store/index.js";
+import { ProcessRegistry, QUEUE_NAMES } from "#src/store/index.js";
 import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
 import {
   createIngestProcessor,
@@ -10,7 +10,6 @@ import {
   webhookEventRefs,
 } from "./ingest.ts";
 import { createInlineDeliveries } from "./inline-deliveries.ts";
-import { QUEUE_NAMES } from "./keys.ts";
 import { Notifier } from "./notifier.ts";
 import { jobIdPart, type QueueBackend } from "./queue.ts";
 import { createBullmqBackend } from "./queue-bullmq.ts";
@@ -21,7 +20,6 @@ import { createRecoverySweep, DEFAULT_RECOVERY_OPTIONS } from "./recovery.ts";
 import { createRequestNotices } from "./request-notices.ts";
 import { setsSendingMark } from "./sending-mark.ts";
 
-export { QUEUE_NAMES } from "./keys.ts";
 export type { EventsPipeline, EventsPipelineDeps } from "./pipeline-types.ts";
 export { type DeadLetter, RetryLaterError } from "./queue.ts";
 export type { DeliverMissing, RecoveredMessages } from "./recovery.ts";

@@ -143,7 +143,7 @@ export function createIngestProcessor(deps: IngestDeps) {
     const result = await store.orders
       .transition(orderId, transition, {
         known,
-        ...(reserved ? { claim: (order: OrderRecord) => reserved.claimFor(order.userId) } : {}),
+        ...(reserved ? { claim: reserved.claim } : {}),
         followUpAt: (next) =>
           isTerminalStage(next.stage) || next.stage === "awaiting_payment"
             ? undefined

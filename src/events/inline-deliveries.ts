@@ -1,5 +1,5 @@
 import type { Logger } from "#src/log/logger.js";
-import type { ClaimRequest, DeliveryClaim, Outbox } from "#src/store/index.js";
+import type { DeliveryClaim, LockOptions, Outbox } from "#src/store/index.js";
 import type { DeliveryJobData, DeliveryProcessor } from "./delivery.ts";
 import { type JobQueue, RetryLaterError } from "./queue.ts";
 
@@ -29,8 +29,8 @@ export interface InlineDeliveries {
 
 /** A run held for an order whose transition is being written. */
 export interface Reservation {
-  /** The claim for the transition's script to take (delivery.ts `claimFor`). */
-  claimFor(ownerId: number): ClaimRequest;
+  /** How the transition's script takes the delivery's claim (the lock's options). */
+  claim: LockOptions;
   /** Deliver now, with the claim the script took, or claiming as usual when it could not (the lock was held). */
   start(userId: number, claim?: DeliveryClaim): void;
   /** Nothing to deliver after all (or the write failed): the run is given back. */
@@ -38,7 +38,7 @@ export interface Reservation {
 }
 
 interface InlineDeliveryDeps {
-  deliver: Pick<DeliveryProcessor, "process" | "claimFor" | "deliverClaimed">;
+  deliver: Pick<DeliveryProcessor, "process" | "claimOptions" | "deliverClaimed">;
   deliveries: JobQueue<DeliveryJobData>;
   outbox: Outbox;
   logger: Logger;
@@ -126,7 +126,7 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
       ended = true;
     };
     return {
-      claimFor: (ownerId) => deps.deliver.claimFor(orderId, ownerId),
+      claim: deps.deliver.claimOptions,
       start(userId, claim) {
         end();
         state.userId ??= userId;

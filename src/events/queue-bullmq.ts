@@ -1,7 +1,7 @@
 import { type DefaultJobOptions, DelayedError, type Job, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
+import { QUEUE_NAMES, type QueueName } from "#src/store/index.js";
 import { isRedisConnectionError } from "#src/store/redis-outage.js";
-import { QUEUE_NAMES, type QueueName } from "./keys.ts";
 import {
   type DeadLetter,
   type JobProcessor,

@@ -1,4 +1,4 @@
-import { QUEUE_NAMES, type QueueName } from "./keys.ts";
+import { QUEUE_NAMES, type QueueName } from "#src/store/index.js";
 import {
   type AddOptions,
   backoffDelay,

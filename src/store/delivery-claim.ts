@@ -1,7 +1,9 @@
-import type { HeldLock } from "./locks.ts";
+import type { Redis } from "ioredis";
+import { keys } from "./keys.ts";
+import { type HeldLock, holdLock, type LockOptions, lockToken, lockTtlMs } from "./locks.ts";
 import type { OrderRecord } from "./order-record.ts";
-import type { PendingEntries } from "./outbox.ts";
-import type { UserRecord } from "./users.ts";
+import { type PendingEntries, parsePending } from "./outbox.ts";
+import { parseUserRecord, type UserRecord } from "./users.ts";
 
 /** An order's delivery, taken: its lock, what its outbox has still to deliver, the order and its owner's record. */
 export interface DeliveryClaim {
@@ -26,4 +28,26 @@ export interface ClaimRequest {
    * the owner's record) and the order as written.
    */
   taken(reply: unknown[], order: OrderRecord): DeliveryClaim;
+}
+
+/** The order's delivery, to be taken by the script that writes its transition (store/orders.ts `transition`). */
+export function deliveryClaimRequest(
+  redis: Redis,
+  orderId: string,
+  ownerId: number,
+  options: LockOptions = {},
+): ClaimRequest {
+  const key = keys.orderLock(orderId);
+  const token = lockToken(options.processes);
+  const ttlMs = lockTtlMs(options);
+  return {
+    keys: [key, keys.outboxCursor(orderId), keys.user(ownerId)],
+    args: [token, ttlMs],
+    taken: ([cursor, entries, sending, owner], order) => ({
+      lock: holdLock(redis, key, token, ttlMs),
+      pending: parsePending(cursor, entries, sending),
+      order,
+      owner: parseUserRecord((owner as string | null | false) || null),
+    }),
+  };
 }

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { ClaimRequest, DeliveryClaim } from "./delivery-claim.ts";
+import type { DeliveryClaim } from "./delivery-claim.ts";
 import { keys } from "./keys.ts";
 import { holdLock, type LockOptions, lockToken, lockTtlMs, takeOverIfDead } from "./locks.ts";
 import { type OrderRecord, parseOrderText } from "./order-record.ts";
@@ -71,23 +71,6 @@ export class DeliveryClaims {
     const lock = holdLock(this.redis, key, token, ttlMs);
     const [pending, order] = await Promise.all([this.outbox.pending(orderId), this.orders.get(orderId)]);
     return { lock, pending, order, owner: await this.ownerOf(order, undefined, null) };
-  }
-
-  /** The order's delivery, to be taken by the script that writes its transition (`ClaimRequest`). */
-  request(orderId: string, ownerId: number, options: LockOptions = {}): ClaimRequest {
-    const key = keys.orderLock(orderId);
-    const token = lockToken(options.processes);
-    const ttlMs = lockTtlMs(options);
-    return {
-      keys: [key, keys.outboxCursor(orderId), keys.user(ownerId)],
-      args: [token, ttlMs],
-      taken: ([cursor, entries, sending, owner], order) => ({
-        lock: holdLock(this.redis, key, token, ttlMs),
-        pending: parsePending(cursor, entries, sending),
-        order,
-        owner: parseUserRecord((owner as string | null | false) || null),
-      }),
-    };
   }
 
   /** The owner's record: the one read with the order when it is the order's owner, else read now. */

@@ -52,6 +52,7 @@ export * from "./orders.ts";
 export * from "./outbox.ts";
 export * from "./payment-links.ts";
 export * from "./processes.ts";
+export * from "./queue-names.ts";
 export * from "./quote-budget.ts";
 export * from "./rate-alerts.ts";
 export * from "./recipients.ts";

@@ -95,7 +95,7 @@ export const keys = {
   broadcastLock: () => "broadcast:lock",
   broadcastProgress: (id: string) => `broadcast:${id}:progress`,
   broadcastDraft: (id: string) => `broadcast:draft:${id}`,
-  // The events pipeline's own keys (BullMQ's live under `<prefix>:<queue>:*`, src/events/keys.ts).
+  // The events pipeline's own keys (BullMQ's live under `<prefix>:<queue>:*`, store/queue-names.ts).
   /** SET NX marker of a webhook already accepted: (event, data.id, data.status[, confirmations]). */
   dedupe: (digest: string) => `events:seen:${digest}`,
   /** Per-order log of applied transitions still to show the user (the notification outbox). */

@@ -1,5 +1,5 @@
-import type { ClaimRequest } from "./delivery-claim.ts";
 import { keys } from "./keys.ts";
+import type { LockOptions } from "./locks.ts";
 import {
   endedUnpaid,
   isTerminalStage,
@@ -180,8 +180,8 @@ export interface TransitionOptions {
   followUpAt?: (order: OrderRecord) => number | undefined;
   record?: { states: (result: TransitionResult) => RecordedStates; mark?: DedupeMark | undefined };
   /**
-   * The delivery's claim, taken in the same script when the change appended states and the order's lock was
-   * free (`claim` in the result): the delivery that follows starts without a round trip of its own.
+   * Take the delivery's claim (with these lock options) in the same script when the change appended states and the
+   * order's lock was free (`claim` in the result): the delivery that follows starts without a round trip of its own.
    */
-  claim?: (order: OrderRecord) => ClaimRequest;
+  claim?: LockOptions;
 }

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { ClaimRequest, DeliveryClaim } from "./delivery-claim.ts";
+import { type ClaimRequest, type DeliveryClaim, deliveryClaimRequest } from "./delivery-claim.ts";
 import { keys } from "./keys.ts";
 import {
   keepOrderText,
@@ -221,7 +221,7 @@ export class OrderRepository {
         ? {}
         : { previousConfirmations: previous.previousConfirmations }),
     });
-    const { record } = options;
+    const { record, claim } = options;
     const result = await this.mutate(
       orderId,
       options.known,
@@ -231,7 +231,7 @@ export class OrderRepository {
         return applyTransition(order, update, at);
       },
       record && ((order) => recordCall(orderId, record.states(outcome(order, true)), { mark: record.mark })),
-      record && options.claim,
+      record && claim && ((order) => deliveryClaimRequest(this.redis, orderId, order.userId, claim)),
     );
     if (!result) return undefined;
     const done = outcome(result.order, result.changed);
