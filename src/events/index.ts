@@ -1,6 +1,5 @@
 import type { Logger } from "#src/log/logger.js";
 import { ProcessRegistry } from "#src/store/index.js";
-import type { DeliveryJobData } from "./delivery.ts";
 import type { IngestJobData } from "./ingest.ts";
 import { createLifecycle } from "./lifecycle.ts";
 import type { QueueBackend } from "./queue.ts";
@@ -10,6 +9,7 @@ import { createReconciler, DEFAULT_RECONCILER_OPTIONS } from "./reconciler.ts";
 import { setsSendingMark } from "./sending-mark.ts";
 import { createStages } from "./stages.ts";
 import { createSweeps } from "./sweeps.ts";
+import type { DeliveryJobData } from "./types.ts";
 
 export type { EventsPipeline, EventsPipelineDeps } from "./pipeline-types.ts";
 export { type DeadLetter, RetryLaterError } from "./queue.ts";

@@ -17,10 +17,9 @@ import {
   type Outbox,
   type Store,
 } from "#src/store/index.js";
-import type { DeliveryJobData } from "./delivery.ts";
 import type { InlineDeliveries } from "./inline-deliveries.ts";
 import type { JobQueue, QueuedJob } from "./queue.ts";
-import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";
+import type { DeliveryJobData, EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";
 
 /**
  * The ingest step: one webhook (run by the receiver before it answers) or queued finding (the reconciler's, or an

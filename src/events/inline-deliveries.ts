@@ -1,7 +1,8 @@
 import type { Logger } from "#src/log/logger.js";
 import type { DeliveryClaim, LockOptions, Outbox } from "#src/store/index.js";
-import type { DeliveryJobData, DeliveryProcessor } from "./delivery.ts";
+import type { DeliveryProcessor } from "./delivery.ts";
 import { type JobQueue, RetryLaterError } from "./queue.ts";
+import type { DeliveryJobData } from "./types.ts";
 
 /**
  * Order deliveries run in the process that recorded them, right away, instead of through the delivery queue: a

@@ -1,12 +1,12 @@
 import type { Logger } from "#src/log/logger.js";
 import type { ProcessRegistry } from "#src/store/index.js";
-import type { DeliveryJobData } from "./delivery.ts";
 import type { IngestJobData } from "./ingest.ts";
 import type { EventsPipelineDeps } from "./pipeline-types.ts";
 import type { QueueBackend } from "./queue.ts";
 import type { createReconciler } from "./reconciler.ts";
 import type { createStages } from "./stages.ts";
 import type { createSweeps } from "./sweeps.ts";
+import type { DeliveryJobData } from "./types.ts";
 
 /** How often a worker looks for overdue deliveries. */
 const DUE_SWEEP_EVERY_MS = 1_000;

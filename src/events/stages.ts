@@ -2,7 +2,7 @@ import { parseWebhookEvent } from "#src/api/index.js";
 import type { Logger } from "#src/log/logger.js";
 import { createOrderMessages } from "#src/orders/messages.js";
 import type { ProcessRegistry } from "#src/store/index.js";
-import { createDeliveryProcessor, type DeliveryJobData } from "./delivery.ts";
+import { createDeliveryProcessor } from "./delivery.ts";
 import {
   createIngestProcessor,
   type IngestJobData,
@@ -16,6 +16,7 @@ import type { EventsPipelineDeps } from "./pipeline-types.ts";
 import type { QueueBackend } from "./queue.ts";
 import { createWebhookReceiver } from "./receiver.ts";
 import { createRequestNotices } from "./request-notices.ts";
+import type { DeliveryJobData } from "./types.ts";
 
 /**
  * The pipeline's three stages, each one module with one entry: receive (receiver.ts: signature, dedupe claim, hand

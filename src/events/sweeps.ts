@@ -1,10 +1,10 @@
 import type { Logger } from "#src/log/logger.js";
 import { QUEUE_NAMES } from "#src/store/index.js";
-import type { DeliveryJobData } from "./delivery.ts";
 import type { IngestJobData } from "./ingest.ts";
 import type { EventsPipelineDeps } from "./pipeline-types.ts";
 import { jobIdPart, type QueueBackend } from "./queue.ts";
 import { createRecoverySweep, DEFAULT_RECOVERY_OPTIONS } from "./recovery.ts";
+import type { DeliveryJobData } from "./types.ts";
 
 /** How long an overdue delivery the sweep queued is left to that job before the sweep looks at it again. */
 const DUE_LEASE_MS = 60_000;

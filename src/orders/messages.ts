@@ -75,38 +75,10 @@ export function createOrderMessages(deps: OrderMessagesDeps) {
   const { telegram, logger } = deps;
   const call = <T>(order: OrderRecord, method: string, run: () => Promise<T>) =>
     telegramCall(logger, order, method, run);
-
-  /** True when the message now shows `card` (including "not modified"); false when it cannot be edited. */
-  async function edit(order: OrderRecord, messageId: number, card: RenderedCard, kind = "card_edit") {
-    try {
-      await call(order, "editMessageText", () =>
-        telegram.editMessageText(order.chatId, messageId, card.text, messageOptions(card.keyboard)),
-      );
-      deps.metrics?.notifications.inc({ kind });
-      return true;
-    } catch (error) {
-      if (error instanceof GrammyError && NOT_MODIFIED.test(error.description)) return true;
-      if (!(error instanceof GrammyError && error.error_code === 400)) throw error;
-      logger.info({ orderId: order.orderId, messageId, reason: error.description }, "card not editable");
-      return false;
-    }
-  }
-
-  /** Send the card and record it; a card recorded by someone else meanwhile wins and this one is taken back. */
-  async function sendCard(order: OrderRecord, card: RenderedCard, replacing?: number): Promise<OrderRecord> {
-    const sent = await call(order, "sendMessage", () =>
-      telegram.sendMessage(order.chatId, card.text, messageOptions(card.keyboard)),
-    );
-    deps.metrics?.notifications.inc({ kind: "card_new" });
-    const recorded = await deps.store.statusCards.record(order.orderId, sent.message_id, replacing);
-    const winner = recorded?.statusMessageId ?? sent.message_id;
-    if (winner !== sent.message_id) {
-      logger.warn({ orderId: order.orderId }, "a second status card was sent; deleting it");
-      await telegram.deleteMessage(order.chatId, sent.message_id).catch(() => undefined);
-      await edit({ ...order, statusMessageId: winner }, winner, card);
-    }
-    return { ...order, statusMessageId: winner };
-  }
+  const edit = (order: OrderRecord, messageId: number, card: RenderedCard, kind = "card_edit") =>
+    editCard(deps, order, messageId, card, kind);
+  const sendCard = (order: OrderRecord, card: RenderedCard, replacing?: number) =>
+    sendAndRecordCard(deps, order, card, replacing);
 
   /**
    * Bring the status card to `order`'s state: edit it in place, or, when there is none or it can no longer be edited
@@ -155,12 +127,55 @@ export function createOrderMessages(deps: OrderMessagesDeps) {
     return photo.message_id;
   }
 
-  /** An order's card in another shape (an expired quote's card): edited in place, never sent. */
-  async function editCard(order: OrderRecord, messageId: number, card: RenderedCard, kind: string) {
-    return edit(order, messageId, card, kind);
-  }
+  return {
+    showStatus,
+    sendInvoice,
+    /** An order's card in another shape (an expired quote's card): edited in place, never sent. */
+    editCard: edit,
+  };
+}
 
-  return { showStatus, sendInvoice, editCard };
+/** True when the message now shows `card` (including "not modified"); false when it cannot be edited. */
+async function editCard(
+  deps: OrderMessagesDeps,
+  order: OrderRecord,
+  messageId: number,
+  card: RenderedCard,
+  kind: string,
+): Promise<boolean> {
+  try {
+    await telegramCall(deps.logger, order, "editMessageText", () =>
+      deps.telegram.editMessageText(order.chatId, messageId, card.text, messageOptions(card.keyboard)),
+    );
+    deps.metrics?.notifications.inc({ kind });
+    return true;
+  } catch (error) {
+    if (error instanceof GrammyError && NOT_MODIFIED.test(error.description)) return true;
+    if (!(error instanceof GrammyError && error.error_code === 400)) throw error;
+    deps.logger.info({ orderId: order.orderId, messageId, reason: error.description }, "card not editable");
+    return false;
+  }
+}
+
+/** Send the card and record it; a card recorded by someone else meanwhile wins and this one is taken back. */
+async function sendAndRecordCard(
+  deps: OrderMessagesDeps,
+  order: OrderRecord,
+  card: RenderedCard,
+  replacing?: number,
+): Promise<OrderRecord> {
+  const sent = await telegramCall(deps.logger, order, "sendMessage", () =>
+    deps.telegram.sendMessage(order.chatId, card.text, messageOptions(card.keyboard)),
+  );
+  deps.metrics?.notifications.inc({ kind: "card_new" });
+  const recorded = await deps.store.statusCards.record(order.orderId, sent.message_id, replacing);
+  const winner = recorded?.statusMessageId ?? sent.message_id;
+  if (winner !== sent.message_id) {
+    deps.logger.warn({ orderId: order.orderId }, "a second status card was sent; deleting it");
+    await deps.telegram.deleteMessage(order.chatId, sent.message_id).catch(() => undefined);
+    await editCard(deps, { ...order, statusMessageId: winner }, winner, card, "card_edit");
+  }
+  return { ...order, statusMessageId: winner };
 }
 
 /**
