@@ -2,7 +2,7 @@ import type { Logger } from "#src/log/logger.js";
 import { isPendingOnchain, transitionFromApiState, wouldChange } from "#src/orders/mapping.js";
 import type { OrderRecord, OrderTransition, Store } from "#src/store/index.js";
 import type { IngestJobData } from "./ingest.ts";
-import { isNotFound } from "./ingest.ts";
+import { isNotFound } from "./order-lookup.ts";
 import type { JobQueue } from "./queue.ts";
 import type { EventsPayoutApi } from "./types.ts";
 

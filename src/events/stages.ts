@@ -3,15 +3,10 @@ import type { Logger } from "#src/log/logger.js";
 import { createOrderMessages } from "#src/orders/messages.js";
 import type { ProcessRegistry } from "#src/store/index.js";
 import { createDeliveryProcessor } from "./delivery.ts";
-import {
-  createIngestProcessor,
-  type IngestJobData,
-  markedBy,
-  NeedsQueueError,
-  webhookEventRefs,
-} from "./ingest.ts";
+import { createIngestProcessor, type IngestJobData, markedBy, webhookEventRefs } from "./ingest.ts";
 import { createInlineDeliveries } from "./inline-deliveries.ts";
 import { Notifier } from "./notifier.ts";
+import { NeedsQueueError } from "./order-lookup.ts";
 import type { EventsPipelineDeps } from "./pipeline-types.ts";
 import type { QueueBackend } from "./queue.ts";
 import { createWebhookReceiver } from "./receiver.ts";
