@@ -127,8 +127,21 @@ export function createOrderMessages(deps: OrderMessagesDeps) {
     return photo.message_id;
   }
 
+  /** Edit the card in place only (a view that learned of a change first); false when there is none or it is gone. */
+  async function refreshStatus(order: OrderRecord, view: View): Promise<boolean> {
+    if (order.statusMessageId === undefined) return false;
+    return edit(order, order.statusMessageId, renderStatusCard(order, view.t, view.locale));
+  }
+
+  /** A new card in place of the current one (ops' re-delivery): the one edited from now on. */
+  function resendStatus(order: OrderRecord, view: View): Promise<OrderRecord> {
+    return sendCard(order, renderStatusCard(order, view.t, view.locale), order.statusMessageId);
+  }
+
   return {
     showStatus,
+    refreshStatus,
+    resendStatus,
     sendInvoice,
     /** An order's card in another shape (an expired quote's card): edited in place, never sent. */
     editCard: edit,
