@@ -1,6 +1,6 @@
 import { eventHash, eventOrderId, type WebhookEvent } from "#src/api/index.js";
 import type { Logger } from "#src/log/logger.js";
-import { type TransactionFacts, transactionFacts } from "#src/orders/facts.js";
+import { transactionFacts } from "#src/orders/facts.js";
 import {
   confirmationSteps,
   isPendingOnchain,
@@ -11,16 +11,15 @@ import {
 import {
   type DedupeMark,
   isTerminalStage,
-  type OrderRecord,
   type OrderText,
   type OrderTransition,
   type Outbox,
   type Store,
 } from "#src/store/index.js";
-import type { DeliveryJobData } from "./delivery.ts";
 import type { InlineDeliveries } from "./inline-deliveries.ts";
+import { type EventRefs, referenceOf, resolveOrder } from "./order-lookup.ts";
 import type { JobQueue, QueuedJob } from "./queue.ts";
-import type { EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";
+import type { DeliveryJobData, EventsPayoutApi, PaymentLinkEvent, WebhookEnvelope } from "./types.ts";
 
 /**
  * The ingest step: one webhook (run by the receiver before it answers) or queued finding (the reconciler's, or an
@@ -42,27 +41,7 @@ export type IngestJobData =
       checkedAt: string;
     };
 
-/**
- * What the receiver read from the event when it validated it (the API order id and quote hash), so ingest does not
- * validate the same event again.
- */
-export interface EventRefs {
-  orderId?: string;
-  hash?: string;
-}
-
 type IngestOutcome = "applied" | "stale" | "no_transition" | "unknown_order" | "payment_link" | "ignored";
-
-/**
- * Thrown by an ingest run from the receiver (before the acknowledgement) when the event needs the payout API to
- * find its order: the receiver queues it instead, so the sender's answer never waits on another HTTP call.
- */
-export class NeedsQueueError extends Error {
-  constructor() {
-    super("the order needs an API lookup: queue the event");
-    this.name = "NeedsQueueError";
-  }
-}
 
 interface IngestDeps {
   store: Store;
@@ -95,22 +74,22 @@ export function createIngestProcessor(deps: IngestDeps) {
   ): Promise<IngestOutcome> {
     const data = job.data;
     if (data.kind === "reconcile") {
-      return apply(data.orderId, data.transition, "reconciler");
+      return apply(deps, data.orderId, data.transition, "reconciler");
     }
     const { event, data: payload } = data.envelope;
-    if (event === "payment_link.settled") return handOver(data.envelope, data.receivedAt);
+    if (event === "payment_link.settled") return handOver(deps, data.envelope, data.receivedAt);
     if (event !== "payment.received" && event !== "payment.sent") {
       logger.info({ event }, "webhook event without order effect");
       return "ignored";
     }
     const raws = new Map<string, string>();
     const facts = paymentEventFacts(event, payload);
-    const order = await resolveOrder(facts, payload, data.refs, raws, !options.inline, options.known);
+    const order = await resolveOrder(deps, facts, payload, data.refs, raws, !options.inline, options.known);
     // A transaction that shares an order's id or payment hash but is not one of its own (a refund or treasury
     // withdrawal to an invoice someone chose) is handed on like any transaction the bot did not create.
     if (!order || !transactionFits(facts, order)) {
       if (order) logger.warn({ orderId: order.orderId, event }, "event does not fit the order it names");
-      return handOver(data.envelope, data.receivedAt);
+      return handOver(deps, data.envelope, data.receivedAt);
     }
     const reference = referenceOf(payload);
     if (reference && event === "payment.received") {
@@ -118,149 +97,7 @@ export function createIngestProcessor(deps: IngestDeps) {
     }
     const transition = transitionFromPaymentEvent(facts, order);
     if (!transition) return "no_transition";
-    return apply(order.orderId, transition, event, raws.get(order.orderId), options.mark);
-  }
-
-  async function apply(
-    orderId: string,
-    transition: OrderTransition,
-    source: string,
-    /** The order's text as resolveOrder read it: the transition skips its own first read. */
-    known?: string,
-    mark?: DedupeMark,
-  ): Promise<IngestOutcome> {
-    // The reconciler's follow-up rides in the transition's own script: when an order moves but is not finished, it
-    // looks again later (a lost later webhook); an on-chain withdrawal short of its confirmations sooner.
-    // The states the user is to see ride in it too (the notification outbox), with the webhook's dedupe mark: a
-    // change is never written without them, and a sender's retry is a duplicate exactly once they are recorded.
-    // A paid stage reached with "payment received" never shown (both webhooks were lost and the reconciler found the
-    // order done) shows that stage first, so every stage that happened reaches the user once and in order. Blocks
-    // the check did not see one by one (two mined between polls) are still shown, each in order. The order's own
-    // state is recorded even when nothing changed here: a change /status wrote first (it records nothing) still
-    // reaches the user (the outbox only appends states the user has not been given).
-    // A run of the delivery is held first, so the transition's script takes the delivery's claim as well.
-    const reserved = deps.inline.reserve(orderId);
-    const result = await store.orders
-      .transition(orderId, transition, {
-        known,
-        ...(reserved ? { claim: (order: OrderRecord) => reserved.claimFor(order.userId) } : {}),
-        followUpAt: (next) =>
-          isTerminalStage(next.stage) || next.stage === "awaiting_payment"
-            ? undefined
-            : deps.now() + (isPendingOnchain(next) ? deps.onchainPollMs : deps.followUpMs),
-        record: {
-          states: ({ order, previousConfirmations }) => [
-            ...(PAID_STAGES.has(order.stage)
-              ? [{ state: { stage: "payment_received" as const }, onlyAfter: "awaiting_payment" as const }]
-              : []),
-            ...confirmationSteps(previousConfirmations, order).map((state) => ({ state })),
-            // A quote its owner cancelled shows nothing more (its card says so already); only a payment does.
-            ...(order.stage === "cancelled" ? [] : [{ state: order }]),
-          ],
-          mark,
-        },
-      })
-      .catch((error: unknown) => {
-        reserved?.cancel();
-        throw error;
-      });
-    if (!result) {
-      reserved?.cancel();
-      logger.warn({ orderId, source }, "transition for an order we do not have");
-      return "unknown_order";
-    }
-    const { order, appended } = result;
-    // After the records above: the outbox (and its due set) holds the work, so a crash from here on loses nothing.
-    // Nothing new appended: whatever is still undelivered is in the due set already, and its sweep's business.
-    if (appended === 0) reserved?.cancel();
-    else if (reserved) reserved.start(order.userId, result.claim);
-    else deps.inline.soon(orderId, order.userId);
-    logger.debug({ orderId, source, stage: order.stage, changed: result.changed }, "order transition");
-    return result.changed ? "applied" : "stale";
-  }
-
-  /** Find the bot order an event is about: orderId, then hash, then the KES reference, then ask the API. */
-  async function resolveOrder(
-    facts: TransactionFacts,
-    payload: unknown,
-    refs: EventRefs,
-    raws: Map<string, string>,
-    mayAskApi: boolean,
-    known?: OrderText,
-  ): Promise<OrderRecord | undefined> {
-    const reference = referenceOf(payload);
-    const tried = new Set<string>();
-    let order = await lookup(tried, refs.orderId, refs.hash, undefined, raws, known);
-    order ??= await lookup(tried, facts.orderId, facts.hash, facts.settledQuoteId, raws);
-    // The sandbox's KES shape puts the quote hash in `reference`; the real one may use its own reference.
-    if (!order && reference) order = await store.orders.findByHash(reference);
-    if (!order && reference) {
-      const orderId = await store.orderReferences.find(reference);
-      if (orderId) order = await store.orders.get(orderId);
-    }
-    if (!order && facts.id) {
-      if (!mayAskApi) throw new NeedsQueueError();
-      try {
-        const transactions = await deps.api.getTransactions({ id: facts.id });
-        for (const transaction of transactions) {
-          const found = transactionFacts(transaction);
-          order = await lookup(tried, found.orderId, found.hash, found.settledQuoteId);
-          if (order) break;
-        }
-      } catch (error) {
-        // Not every event is ours (payment-link orders): an unknown transaction is not worth a retry.
-        if (!isNotFound(error)) throw error;
-      }
-    }
-    return order;
-  }
-
-  /** First order found by id, hash or quote id; each value is looked up once per event (`tried`). */
-  async function lookup(
-    tried: Set<string>,
-    orderId?: string,
-    hash?: string,
-    quoteId?: string,
-    raws?: Map<string, string>,
-    known?: OrderText,
-  ): Promise<OrderRecord | undefined> {
-    const fresh = (kind: string, value: string | undefined): value is string => {
-      if (!value || tried.has(`${kind}:${value}`)) return false;
-      tried.add(`${kind}:${value}`);
-      return true;
-    };
-    const byId = async (id: string) => {
-      const found = await store.orders.getWithRaw(id, known?.orderId === id ? known.text : undefined);
-      if (found) raws?.set(found.order.orderId, found.raw);
-      return found?.order;
-    };
-    return (
-      (fresh("id", orderId) ? await byId(orderId) : undefined) ??
-      (fresh("hash", hash) ? await store.orders.findByHash(hash) : undefined) ??
-      (fresh("quote", quoteId) ? await store.orders.findByQuoteId(quoteId) : undefined)
-    );
-  }
-
-  /** Payment-link traffic (and payment events for orders the bot did not create) go to the merchant hook. */
-  async function handOver(envelope: WebhookEnvelope, receivedAt: string): Promise<IngestOutcome> {
-    if (!deps.paymentLinkHook) {
-      logger.info({ event: envelope.event }, "webhook for an order the bot does not know");
-      return envelope.event === "payment_link.settled" ? "payment_link" : "unknown_order";
-    }
-    const facts = transactionFacts(
-      envelope.event === "payment_link.settled"
-        ? (envelope.data as { transaction?: unknown } | undefined)?.transaction
-        : envelope.data,
-    );
-    const handed: PaymentLinkEvent = {
-      event: envelope.event,
-      data: envelope.data,
-      receivedAt,
-      ...(facts.orderId ? { orderId: facts.orderId } : {}),
-      ...(facts.hash ? { hash: facts.hash } : {}),
-    };
-    await deps.deliveries.add("payment-link", { kind: "payment-link", event: handed });
-    return "payment_link";
+    return apply(deps, order.orderId, transition, event, raws.get(order.orderId), options.mark);
   }
 
   return process;
@@ -278,17 +115,88 @@ export function webhookEventRefs(event: WebhookEvent): EventRefs {
   return { ...(orderId ? { orderId } : {}), ...(hash ? { hash } : {}) };
 }
 
-/** KES spec shape: `metadata.reference` on both events, the only link from payment.sent back to the order. */
-function referenceOf(payload: unknown): string | undefined {
-  if (typeof payload !== "object" || payload === null) return undefined;
-  const metadata = (payload as { metadata?: unknown }).metadata;
-  if (typeof metadata !== "object" || metadata === null) return undefined;
-  const reference = (metadata as { reference?: unknown }).reference;
-  return typeof reference === "string" && reference.trim() !== "" ? reference.trim() : undefined;
+/** The one store call of the stage: the transition with all that rides in its script; then the delivery starts. */
+async function apply(
+  deps: IngestDeps,
+  orderId: string,
+  transition: OrderTransition,
+  source: string,
+  /** The order's text as resolveOrder read it: the transition skips its own first read. */
+  known?: string,
+  mark?: DedupeMark,
+): Promise<IngestOutcome> {
+  // The reconciler's follow-up rides in the transition's own script: when an order moves but is not finished, it
+  // looks again later (a lost later webhook); an on-chain withdrawal short of its confirmations sooner.
+  // The states the user is to see ride in it too (the notification outbox), with the webhook's dedupe mark: a
+  // change is never written without them, and a sender's retry is a duplicate exactly once they are recorded.
+  // A paid stage reached with "payment received" never shown (both webhooks were lost and the reconciler found the
+  // order done) shows that stage first, so every stage that happened reaches the user once and in order. Blocks
+  // the check did not see one by one (two mined between polls) are still shown, each in order. The order's own
+  // state is recorded even when nothing changed here: a change /status wrote first (it records nothing) still
+  // reaches the user (the outbox only appends states the user has not been given).
+  // A run of the delivery is held first, so the transition's script takes the delivery's claim as well.
+  const reserved = deps.inline.reserve(orderId);
+  const result = await deps.store.orders
+    .transition(orderId, transition, {
+      known,
+      ...(reserved ? { claim: reserved.claim } : {}),
+      followUpAt: (next) =>
+        isTerminalStage(next.stage) || next.stage === "awaiting_payment"
+          ? undefined
+          : deps.now() + (isPendingOnchain(next) ? deps.onchainPollMs : deps.followUpMs),
+      record: {
+        states: ({ order, previousConfirmations }) => [
+          ...(PAID_STAGES.has(order.stage)
+            ? [{ state: { stage: "payment_received" as const }, onlyAfter: "awaiting_payment" as const }]
+            : []),
+          ...confirmationSteps(previousConfirmations, order).map((state) => ({ state })),
+          // A quote its owner cancelled shows nothing more (its card says so already); only a payment does.
+          ...(order.stage === "cancelled" ? [] : [{ state: order }]),
+        ],
+        mark,
+      },
+    })
+    .catch((error: unknown) => {
+      reserved?.cancel();
+      throw error;
+    });
+  if (!result) {
+    reserved?.cancel();
+    deps.logger.warn({ orderId, source }, "transition for an order we do not have");
+    return "unknown_order";
+  }
+  const { order, appended } = result;
+  // After the records above: the outbox (and its due set) holds the work, so a crash from here on loses nothing.
+  // Nothing new appended: whatever is still undelivered is in the due set already, and its sweep's business.
+  if (appended === 0) reserved?.cancel();
+  else if (reserved) reserved.start(order.userId, result.claim);
+  else deps.inline.soon(orderId, order.userId);
+  deps.logger.debug({ orderId, source, stage: order.stage, changed: result.changed }, "order transition");
+  return result.changed ? "applied" : "stale";
 }
 
-export function isNotFound(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const { kind, status } = error as { kind?: unknown; status?: unknown };
-  return kind === "not_found" || status === 404;
+/** Payment-link traffic (and payment events for orders the bot did not create) go to the merchant hook. */
+async function handOver(
+  deps: IngestDeps,
+  envelope: WebhookEnvelope,
+  receivedAt: string,
+): Promise<IngestOutcome> {
+  if (!deps.paymentLinkHook) {
+    deps.logger.info({ event: envelope.event }, "webhook for an order the bot does not know");
+    return envelope.event === "payment_link.settled" ? "payment_link" : "unknown_order";
+  }
+  const facts = transactionFacts(
+    envelope.event === "payment_link.settled"
+      ? (envelope.data as { transaction?: unknown } | undefined)?.transaction
+      : envelope.data,
+  );
+  const handed: PaymentLinkEvent = {
+    event: envelope.event,
+    data: envelope.data,
+    receivedAt,
+    ...(facts.orderId ? { orderId: facts.orderId } : {}),
+    ...(facts.hash ? { hash: facts.hash } : {}),
+  };
+  await deps.deliveries.add("payment-link", { kind: "payment-link", event: handed });
+  return "payment_link";
 }

@@ -1,7 +1,8 @@
 import type { Logger } from "#src/log/logger.js";
-import type { ClaimRequest, DeliveryClaim, Outbox } from "#src/store/index.js";
-import type { DeliveryJobData, DeliveryProcessor } from "./delivery.ts";
+import type { DeliveryClaim, LockOptions, Outbox } from "#src/store/index.js";
+import type { DeliveryProcessor } from "./delivery.ts";
 import { type JobQueue, RetryLaterError } from "./queue.ts";
+import type { DeliveryJobData } from "./types.ts";
 
 /**
  * Order deliveries run in the process that recorded them, right away, instead of through the delivery queue: a
@@ -29,8 +30,8 @@ export interface InlineDeliveries {
 
 /** A run held for an order whose transition is being written. */
 export interface Reservation {
-  /** The claim for the transition's script to take (delivery.ts `claimFor`). */
-  claimFor(ownerId: number): ClaimRequest;
+  /** How the transition's script takes the delivery's claim (the lock's options). */
+  claim: LockOptions;
   /** Deliver now, with the claim the script took, or claiming as usual when it could not (the lock was held). */
   start(userId: number, claim?: DeliveryClaim): void;
   /** Nothing to deliver after all (or the write failed): the run is given back. */
@@ -38,7 +39,7 @@ export interface Reservation {
 }
 
 interface InlineDeliveryDeps {
-  deliver: Pick<DeliveryProcessor, "process" | "claimFor" | "deliverClaimed">;
+  deliver: Pick<DeliveryProcessor, "process" | "claimOptions" | "deliverClaimed">;
   deliveries: JobQueue<DeliveryJobData>;
   outbox: Outbox;
   logger: Logger;
@@ -55,28 +56,78 @@ function jobData(orderId: string, userId: number | undefined): DeliveryJobData {
 }
 
 export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveries {
-  const backlog = deps.backlog ?? 1_000;
-  const queuedLeaseMs = deps.queuedLeaseMs ?? 30 * 60_000;
-  /** Orders being delivered here (with their owner), and whether another look was asked for meanwhile. */
-  const running = new Map<string, { again: boolean; userId: number | undefined }>();
-  /** Orders waiting for a free run, oldest first, with their owner. */
-  const waiting = new Map<string, number | undefined>();
-  const runs = new Set<Promise<void>>();
+  return new InlineRuns(deps);
+}
 
-  async function run(
-    orderId: string,
-    state: { again: boolean; userId: number | undefined },
-    claimed?: DeliveryClaim,
-  ): Promise<void> {
+type RunState = { again: boolean; userId: number | undefined };
+
+class InlineRuns implements InlineDeliveries {
+  private readonly backlog: number;
+  private readonly queuedLeaseMs: number;
+  /** Orders being delivered here (with their owner), and whether another look was asked for meanwhile. */
+  private readonly running = new Map<string, RunState>();
+  /** Orders waiting for a free run, oldest first, with their owner. */
+  private readonly waiting = new Map<string, number | undefined>();
+  private readonly runs = new Set<Promise<void>>();
+
+  constructor(private readonly deps: InlineDeliveryDeps) {
+    this.backlog = deps.backlog ?? 1_000;
+    this.queuedLeaseMs = deps.queuedLeaseMs ?? 30 * 60_000;
+  }
+
+  soon(orderId: string, userId?: number): void {
+    const current = this.running.get(orderId);
+    if (current) {
+      current.again = true;
+      current.userId ??= userId;
+    } else if (this.running.size < this.deps.concurrency) this.start(orderId, userId);
+    else if (this.waiting.has(orderId) || this.waiting.size < this.backlog)
+      this.waiting.set(orderId, this.waiting.get(orderId) ?? userId);
+    else this.track(this.toQueue(orderId, userId));
+  }
+
+  reserve(orderId: string): Reservation | undefined {
+    if (this.running.has(orderId) || this.running.size >= this.deps.concurrency) return undefined;
+    const state: RunState = { again: false, userId: undefined };
+    this.running.set(orderId, state);
+    let ended = false;
+    const end = () => {
+      if (ended) throw new Error(`the reserved run of ${orderId} was already started or given back`);
+      ended = true;
+    };
+    return {
+      claim: this.deps.deliver.claimOptions,
+      start: (userId, claim) => {
+        end();
+        state.userId ??= userId;
+        this.track(this.run(orderId, state, claim));
+      },
+      cancel: () => {
+        end();
+        // A `soon` for the order while it was held: that run is still owed.
+        if (state.again) this.track(this.run(orderId, state));
+        else {
+          this.running.delete(orderId);
+          this.next();
+        }
+      },
+    };
+  }
+
+  async idle(): Promise<void> {
+    while (this.runs.size > 0) await Promise.allSettled([...this.runs]);
+  }
+
+  private async run(orderId: string, state: RunState, claimed?: DeliveryClaim): Promise<void> {
     // After the current turn: the receiver's answer goes out before the delivery's Telegram calls start.
     await new Promise((resolve) => setImmediate(resolve));
     let claim = claimed;
     try {
       do {
         state.again = false;
-        if (claim) await deps.deliver.deliverClaimed(orderId, claim);
+        if (claim) await this.deps.deliver.deliverClaimed(orderId, claim);
         else
-          await deps.deliver.process({
+          await this.deps.deliver.process({
             id: `inline-${orderId}`,
             name: "order",
             data: jobData(orderId, state.userId),
@@ -86,88 +137,43 @@ export function createInlineDeliveries(deps: InlineDeliveryDeps): InlineDeliveri
       } while (state.again);
     } catch (error) {
       if (!(error instanceof RetryLaterError))
-        deps.logger.warn({ err: error, orderId }, "delivery failed; queued for retries");
-      await toQueue(orderId, state.userId);
+        this.deps.logger.warn({ err: error, orderId }, "delivery failed; queued for retries");
+      await this.toQueue(orderId, state.userId);
     } finally {
-      running.delete(orderId);
-      next();
+      this.running.delete(orderId);
+      this.next();
     }
   }
 
-  async function toQueue(orderId: string, userId: number | undefined): Promise<void> {
+  private async toQueue(orderId: string, userId: number | undefined): Promise<void> {
     try {
-      await deps.deliveries.add("order", jobData(orderId, userId), { removeOnComplete: true });
+      await this.deps.deliveries.add("order", jobData(orderId, userId), { removeOnComplete: true });
       // The due set runs on this machine's clock, as its sweep does.
-      await deps.outbox.deferDue(orderId, Date.now() + queuedLeaseMs);
+      await this.deps.outbox.deferDue(orderId, Date.now() + this.queuedLeaseMs);
     } catch (error) {
       // Still in the due set: the sweep queues it once it is overdue.
-      deps.logger.warn({ err: error, orderId }, "delivery could not be queued; the sweep will");
+      this.deps.logger.warn({ err: error, orderId }, "delivery could not be queued; the sweep will");
     }
   }
 
-  function track(work: Promise<void>): void {
-    runs.add(work);
-    void work.finally(() => runs.delete(work));
+  private track(work: Promise<void>): void {
+    this.runs.add(work);
+    void work.finally(() => this.runs.delete(work));
   }
 
-  function start(orderId: string, userId: number | undefined): void {
-    const state = { again: false, userId };
-    running.set(orderId, state);
-    track(run(orderId, state));
+  private start(orderId: string, userId: number | undefined): void {
+    const state: RunState = { again: false, userId };
+    this.running.set(orderId, state);
+    this.track(this.run(orderId, state));
   }
 
-  function reserve(orderId: string): Reservation | undefined {
-    if (running.has(orderId) || running.size >= deps.concurrency) return undefined;
-    const state: { again: boolean; userId: number | undefined } = { again: false, userId: undefined };
-    running.set(orderId, state);
-    let ended = false;
-    const end = () => {
-      if (ended) throw new Error(`the reserved run of ${orderId} was already started or given back`);
-      ended = true;
-    };
-    return {
-      claimFor: (ownerId) => deps.deliver.claimFor(orderId, ownerId),
-      start(userId, claim) {
-        end();
-        state.userId ??= userId;
-        track(run(orderId, state, claim));
-      },
-      cancel() {
-        end();
-        // A `soon` for the order while it was held: that run is still owed.
-        if (state.again) track(run(orderId, state));
-        else {
-          running.delete(orderId);
-          next();
-        }
-      },
-    };
-  }
-
-  function next(): void {
-    for (const [orderId, userId] of waiting) {
-      if (running.size >= deps.concurrency) return;
-      waiting.delete(orderId);
-      const current = running.get(orderId);
+  private next(): void {
+    for (const [orderId, userId] of this.waiting) {
+      if (this.running.size >= this.deps.concurrency) return;
+      this.waiting.delete(orderId);
+      const current = this.running.get(orderId);
       if (current) current.again = true;
-      else start(orderId, userId);
+      else this.start(orderId, userId);
     }
   }
-
-  return {
-    reserve,
-    soon(orderId, userId) {
-      const current = running.get(orderId);
-      if (current) {
-        current.again = true;
-        current.userId ??= userId;
-      } else if (running.size < deps.concurrency) start(orderId, userId);
-      else if (waiting.has(orderId) || waiting.size < backlog)
-        waiting.set(orderId, waiting.get(orderId) ?? userId);
-      else track(toQueue(orderId, userId));
-    },
-    async idle() {
-      while (runs.size > 0) await Promise.allSettled([...runs]);
-    },
-  };
 }

@@ -1,7 +1,7 @@
-import { type DefaultJobOptions, DelayedError, type Job, Queue, Worker } from "bullmq";
+import { type DefaultJobOptions, DelayedError, type Job, Queue, Worker, type WorkerOptions } from "bullmq";
 import type { Redis } from "ioredis";
+import { QUEUE_NAMES, type QueueName } from "#src/store/index.js";
 import { isRedisConnectionError } from "#src/store/redis-outage.js";
-import { QUEUE_NAMES, type QueueName } from "./keys.ts";
 import {
   type DeadLetter,
   type JobProcessor,
@@ -111,68 +111,17 @@ export function createBullmqBackend<I, D>(options: BullmqBackendOptions): QueueB
     deliveries: new BullmqJobQueue<D>(queues.deliveries),
 
     async startWorkers(spec: WorkerSpec<I, D>) {
-      // One event at a time across every process: each order's events are applied in arrival order.
-      await queues.ingest.setGlobalConcurrency(1);
-      await queues.reconcile.setGlobalConcurrency(1);
-      await queues.reconcile.upsertJobScheduler(
-        "reconcile-tick",
-        { every: spec.reconcileEveryMs },
-        { name: "tick", opts: { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } } },
-      );
-      const common = { connection, prefix, autorun: true, ...STALLED_RECOVERY } as const;
-      workers = [
-        new Worker(queues.ingest.name, adapt(spec.ingest), { ...common, concurrency: 1 }),
-        new Worker(queues.deliveries.name, adapt(spec.deliveries), {
-          ...common,
-          concurrency: spec.deliveryConcurrency,
-        }),
-        new Worker(queues.reconcile.name, () => spec.reconcileTick(), { ...common, concurrency: 1 }),
-      ];
-      for (const worker of workers) {
-        const name = worker.name as QueueName;
-        worker.on("failed", (job: Job | undefined, error: Error) => {
-          if (job) spec.onFailed(name, view(job), error, job.attemptsMade >= (job.opts.attempts ?? 1));
-        });
-        worker.on("error", (error) => {
-          if (!isRedisConnectionError(error)) spec.onError(name, error);
-        });
-      }
-      await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+      workers = await startWorkers(queues, { connection, prefix, autorun: true, ...STALLED_RECOVERY }, spec);
     },
 
     async close(graceMs) {
-      await Promise.all(
-        workers.map(async (worker) => {
-          let timer: NodeJS.Timeout | undefined;
-          const forced = new Promise<"timeout">((resolve) => {
-            timer = setTimeout(() => resolve("timeout"), graceMs);
-          });
-          const result = await Promise.race([worker.close(), forced]);
-          clearTimeout(timer);
-          // A job still running after the grace period is left to the stalled-job check of another process.
-          if (result === "timeout") await worker.close(true);
-        }),
-      );
+      await closeWorkers(workers, graceMs);
       workers = [];
       await Promise.all(Object.values(queues).map((queue) => queue.close()));
       await connection.quit().catch(() => connection.disconnect());
     },
 
-    async listDeadLetters(limit) {
-      const letters: DeadLetter[] = [];
-      for (const queue of [queues.ingest, queues.deliveries]) {
-        const jobs = await queue.getFailed(0, limit - 1);
-        for (const job of jobs) {
-          if (!job) continue;
-          const { name, data, attemptsMade, failedReason, finishedOn } = job;
-          const id = String(job.id);
-          letters.push(
-            toDeadLetter(queue.name as QueueName, { id, name, data, attemptsMade, failedReason, finishedOn }),
-          );
-        }
-      }
-      return newestFirst(letters, limit);
-    },
+    listDeadLetters: (limit) => deadLettersOf([queues.ingest, queues.deliveries], limit),
 
     async replayDeadLetter(id) {
       const target = parseDeadLetterId(id);
@@ -216,4 +165,72 @@ function adapt<T>(processor: JobProcessor<T>) {
       throw new DelayedError();
     }
   };
+}
+
+type Queues = Record<"ingest" | "deliveries" | "reconcile", Queue>;
+
+async function startWorkers<I, D>(
+  queues: Queues,
+  common: WorkerOptions,
+  spec: WorkerSpec<I, D>,
+): Promise<Worker[]> {
+  // One event at a time across every process: each order's events are applied in arrival order.
+  await queues.ingest.setGlobalConcurrency(1);
+  await queues.reconcile.setGlobalConcurrency(1);
+  await queues.reconcile.upsertJobScheduler(
+    "reconcile-tick",
+    { every: spec.reconcileEveryMs },
+    { name: "tick", opts: { removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } } },
+  );
+  const workers = [
+    new Worker(queues.ingest.name, adapt(spec.ingest), { ...common, concurrency: 1 }),
+    new Worker(queues.deliveries.name, adapt(spec.deliveries), {
+      ...common,
+      concurrency: spec.deliveryConcurrency,
+    }),
+    new Worker(queues.reconcile.name, () => spec.reconcileTick(), { ...common, concurrency: 1 }),
+  ];
+  for (const worker of workers) {
+    const name = worker.name as QueueName;
+    worker.on("failed", (job: Job | undefined, error: Error) => {
+      if (job) spec.onFailed(name, view(job), error, job.attemptsMade >= (job.opts.attempts ?? 1));
+    });
+    worker.on("error", (error) => {
+      if (!isRedisConnectionError(error)) spec.onError(name, error);
+    });
+  }
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  return workers;
+}
+
+/** Each worker finishes its job within `graceMs`; one still running after it is left to another process. */
+async function closeWorkers(workers: Worker[], graceMs: number): Promise<void> {
+  await Promise.all(
+    workers.map(async (worker) => {
+      let timer: NodeJS.Timeout | undefined;
+      const forced = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), graceMs);
+      });
+      const result = await Promise.race([worker.close(), forced]);
+      clearTimeout(timer);
+      // A job still running after the grace period is left to the stalled-job check of another process.
+      if (result === "timeout") await worker.close(true);
+    }),
+  );
+}
+
+async function deadLettersOf(queues: Queue[], limit: number): Promise<DeadLetter[]> {
+  const letters: DeadLetter[] = [];
+  for (const queue of queues) {
+    const jobs = await queue.getFailed(0, limit - 1);
+    for (const job of jobs) {
+      if (!job) continue;
+      const { name, data, attemptsMade, failedReason, finishedOn } = job;
+      const id = String(job.id);
+      letters.push(
+        toDeadLetter(queue.name as QueueName, { id, name, data, attemptsMade, failedReason, finishedOn }),
+      );
+    }
+  }
+  return newestFirst(letters, limit);
 }

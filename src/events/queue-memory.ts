@@ -1,4 +1,4 @@
-import { QUEUE_NAMES, type QueueName } from "./keys.ts";
+import { QUEUE_NAMES, type QueueName } from "#src/store/index.js";
 import {
   type AddOptions,
   backoffDelay,
@@ -207,8 +207,7 @@ export function createMemoryBackend<I, D>(options: MemoryBackendOptions = {}): Q
     count: 10_000,
     ageMs: 3_600_000,
   });
-  const reconcile = { failed: 0, timer: undefined as NodeJS.Timeout | undefined };
-  let tickInFlight: Promise<void> | undefined;
+  const reconcile = new MemoryTicker();
 
   return {
     kind: "memory",
@@ -220,36 +219,11 @@ export function createMemoryBackend<I, D>(options: MemoryBackendOptions = {}): Q
       deliveries.onFailed = (job, error, exhausted) => spec.onFailed(deliveries.name, job, error, exhausted);
       ingest.start(spec.ingest, 1);
       deliveries.start(spec.deliveries, spec.deliveryConcurrency);
-      let tick = 0;
-      // One tick at a time, like the BullMQ scheduler with global concurrency 1: a slow tick skips the next.
-      reconcile.timer = setInterval(() => {
-        if (tickInFlight) return;
-        tick += 1;
-        const id = `tick-${tick}`;
-        tickInFlight = spec
-          .reconcileTick()
-          .then(
-            () => undefined,
-            (error: unknown) => {
-              reconcile.failed = Math.min(reconcile.failed + 1, 100);
-              const failure = error instanceof Error ? error : new Error(String(error));
-              spec.onFailed(
-                QUEUE_NAMES.reconcile,
-                { id, name: "tick", data: {}, attemptsMade: 1 },
-                failure,
-                true,
-              );
-            },
-          )
-          .finally(() => {
-            tickInFlight = undefined;
-          });
-      }, spec.reconcileEveryMs);
+      reconcile.start(spec);
     },
 
     async close(graceMs) {
-      clearInterval(reconcile.timer);
-      await Promise.all([ingest.stop(graceMs), deliveries.stop(graceMs), tickInFlight]);
+      await Promise.all([ingest.stop(graceMs), deliveries.stop(graceMs), reconcile.stop()]);
     },
 
     async listDeadLetters(limit) {
@@ -272,16 +246,53 @@ export function createMemoryBackend<I, D>(options: MemoryBackendOptions = {}): Q
       return {
         [ingest.name]: ingest.counts(),
         [deliveries.name]: deliveries.counts(),
-        [QUEUE_NAMES.reconcile]: {
-          waiting: 0,
-          active: tickInFlight ? 1 : 0,
-          delayed: 0,
-          failed: reconcile.failed,
-          prioritized: 0,
-        },
+        [QUEUE_NAMES.reconcile]: reconcile.counts(),
       };
     },
 
     ping: async () => "PONG",
   };
+}
+
+/** The reconcile ticks: one at a time, like the BullMQ scheduler with global concurrency 1 (a slow tick skips the next). */
+class MemoryTicker {
+  private failed = 0;
+  private ticks = 0;
+  private inFlight: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  start(spec: Pick<WorkerSpec<unknown, unknown>, "reconcileTick" | "reconcileEveryMs" | "onFailed">): void {
+    this.timer = setInterval(() => {
+      if (this.inFlight) return;
+      this.ticks += 1;
+      const id = `tick-${this.ticks}`;
+      this.inFlight = spec
+        .reconcileTick()
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            this.failed = Math.min(this.failed + 1, 100);
+            const failure = error instanceof Error ? error : new Error(String(error));
+            spec.onFailed(
+              QUEUE_NAMES.reconcile,
+              { id, name: "tick", data: {}, attemptsMade: 1 },
+              failure,
+              true,
+            );
+          },
+        )
+        .finally(() => {
+          this.inFlight = undefined;
+        });
+    }, spec.reconcileEveryMs);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.inFlight;
+  }
+
+  counts() {
+    return { waiting: 0, active: this.inFlight ? 1 : 0, delayed: 0, failed: this.failed, prioritized: 0 };
+  }
 }

@@ -1,4 +1,4 @@
-import { QUEUE_NAMES, type QueueName } from "./keys.ts";
+import { QUEUE_NAMES, type QueueName } from "#src/store/index.js";
 
 /**
  * The job queues of the events pipeline, as the pipeline sees them. Two backends implement this port:

@@ -3,8 +3,9 @@ import type { Logger } from "#src/log/logger.js";
 import type { Metrics, WebhookOutcome } from "#src/metrics.js";
 import type { DedupeMark, EventDeduper, OrderText, ProcessRegistry } from "#src/store/index.js";
 import { CLAIM_WAIT_MS, claimEvent, dedupeDigest, dedupeIdentity } from "./dedupe.ts";
-import type { EventRefs, IngestJobData } from "./ingest.ts";
+import type { IngestJobData } from "./ingest.ts";
 import { jsonDepthExceeds } from "./json-depth.ts";
+import type { EventRefs } from "./order-lookup.ts";
 import { checkWebhookSignature } from "./signature.ts";
 
 /**

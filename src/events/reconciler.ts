@@ -2,7 +2,7 @@ import type { Logger } from "#src/log/logger.js";
 import { isPendingOnchain, transitionFromApiState, wouldChange } from "#src/orders/mapping.js";
 import type { OrderRecord, OrderTransition, Store } from "#src/store/index.js";
 import type { IngestJobData } from "./ingest.ts";
-import { isNotFound } from "./ingest.ts";
+import { isNotFound } from "./order-lookup.ts";
 import type { JobQueue } from "./queue.ts";
 import type { EventsPayoutApi } from "./types.ts";
 
@@ -57,7 +57,7 @@ interface TickResult {
 }
 
 export function createReconciler(deps: ReconcilerDeps) {
-  const { store, api, logger, options } = deps;
+  const { store, logger, options } = deps;
 
   let stopping = false;
 
@@ -65,23 +65,13 @@ export function createReconciler(deps: ReconcilerDeps) {
   async function tick(budgetMs = 0): Promise<TickResult> {
     const deadline = Date.now() + budgetMs;
     const result: TickResult = { checked: 0, queued: 0, unavailable: 0 };
-    await pass(result);
+    await pass(deps, check, result);
     while (!stopping && Date.now() + options.stepMs < deadline) {
       await new Promise((resolve) => setTimeout(resolve, options.stepMs));
-      await pass(result);
+      await pass(deps, check, result);
     }
     if (result.checked > 0) logger.debug(result, "reconciler tick");
     return result;
-  }
-
-  async function pass(result: TickResult): Promise<void> {
-    const due = await store.orders.openOrdersDue(deps.now(), options.batchSize);
-    for (const order of due) {
-      const outcome = await check(order);
-      result.checked += 1;
-      if (outcome === "queued") result.queued += 1;
-      if (outcome === "api_unavailable") result.unavailable += 1;
-    }
   }
 
   /** Check one order against the API now (also what an ops "re-check" button calls). */
@@ -90,23 +80,13 @@ export function createReconciler(deps: ReconcilerDeps) {
     if (unconfirmedPayoutPastDeadline(order, deps.now())) {
       // Its invoice was never shown (the user never confirmed), so nothing can be in flight: the quote card flips
       // to "expired" at the deadline without waiting for the API (which may be slow or down).
-      await queueTransition(order, { stage: "expired" });
-      await reschedule(order);
+      await queueTransition(deps, order, { stage: "expired" });
+      await reschedule(deps, order);
       return "queued";
     }
     let pendingOnchain = isPendingOnchain(order);
     try {
-      const [apiOrder, transactions] = await Promise.all([
-        api.getOrder(order.orderId).catch(notFoundAs(undefined)),
-        api.getTransactions({ orderId: order.orderId }).catch(notFoundAs([] as unknown[])),
-      ]);
-      const transition = transitionFromApiState({
-        order,
-        apiOrder,
-        transactions,
-        now: deps.now(),
-        expiryGraceMs: options.expiryGraceMs,
-      });
+      const transition = await apiTransition(deps, order);
       if (transition?.stage) {
         pendingOnchain ||= isPendingOnchain({
           kind: order.kind,
@@ -115,7 +95,7 @@ export function createReconciler(deps: ReconcilerDeps) {
         });
       }
       if (transition && wouldChange(order, transition)) {
-        await queueTransition(order, transition);
+        await queueTransition(deps, order, transition);
         outcome = "queued";
       }
     } catch (error) {
@@ -128,7 +108,7 @@ export function createReconciler(deps: ReconcilerDeps) {
       // The fast lane: no backoff counter to bump, one ZADD XX (a finished order has left the set and stays out).
       await store.orders.rescheduleOpen(order.orderId, deps.now() + options.onchainPollMs);
     } else {
-      await reschedule(order);
+      await reschedule(deps, order);
     }
     return outcome;
   }
@@ -143,29 +123,6 @@ export function createReconciler(deps: ReconcilerDeps) {
       checked += 1;
     }
     return checked;
-  }
-
-  async function queueTransition(order: OrderRecord, transition: OrderTransition): Promise<void> {
-    await deps.ingest.add("reconcile", {
-      kind: "reconcile",
-      orderId: order.orderId,
-      transition,
-      source: "reconciler",
-      checkedAt: new Date(deps.now()).toISOString(),
-    });
-    logger.info({ orderId: order.orderId, stage: transition.stage }, "reconciler found a missed transition");
-  }
-
-  async function reschedule(order: OrderRecord): Promise<void> {
-    const attempts = await store.reconcileAttempts.next(order.orderId);
-    const now = deps.now();
-    const delay = Math.min(options.baseBackoffMs * 2 ** Math.min(attempts - 1, 20), options.maxBackoffMs);
-    let next = now + delay;
-    const expiry = Date.parse(order.expiresAt) + options.expiryGraceMs + 1_000;
-    // An unpaid order is always looked at right after it expires, so the "expired" edit is not late.
-    if (order.stage === "awaiting_payment" && expiry > now) next = Math.min(next, expiry);
-    // ZADD XX inside: an order that became terminal meanwhile has left the set and stays out.
-    await store.orders.rescheduleOpen(order.orderId, next);
   }
 
   return {
@@ -194,4 +151,69 @@ function notFoundAs<T>(value: T) {
     if (isNotFound(error)) return value;
     throw error;
   };
+}
+
+/** The finding goes to the ingest queue, like a webhook (the ingest stage writes it). */
+async function queueTransition(
+  deps: ReconcilerDeps,
+  order: OrderRecord,
+  transition: OrderTransition,
+): Promise<void> {
+  await deps.ingest.add("reconcile", {
+    kind: "reconcile",
+    orderId: order.orderId,
+    transition,
+    source: "reconciler",
+    checkedAt: new Date(deps.now()).toISOString(),
+  });
+  deps.logger.info(
+    { orderId: order.orderId, stage: transition.stage },
+    "reconciler found a missed transition",
+  );
+}
+
+/** The next check of an open order, backing off; an unpaid one right after its expiry. */
+async function reschedule(deps: ReconcilerDeps, order: OrderRecord): Promise<void> {
+  const attempts = await deps.store.reconcileAttempts.next(order.orderId);
+  const now = deps.now();
+  const delay = Math.min(
+    deps.options.baseBackoffMs * 2 ** Math.min(attempts - 1, 20),
+    deps.options.maxBackoffMs,
+  );
+  let next = now + delay;
+  const expiry = Date.parse(order.expiresAt) + deps.options.expiryGraceMs + 1_000;
+  // An unpaid order is always looked at right after it expires, so the "expired" edit is not late.
+  if (order.stage === "awaiting_payment" && expiry > now) next = Math.min(next, expiry);
+  // ZADD XX inside: an order that became terminal meanwhile has left the set and stays out.
+  await deps.store.orders.rescheduleOpen(order.orderId, next);
+}
+
+/** What the API's order and transactions say the order's transition is (none when they agree with it). */
+async function apiTransition(deps: ReconcilerDeps, order: OrderRecord): Promise<OrderTransition | undefined> {
+  const [apiOrder, transactions] = await Promise.all([
+    deps.api.getOrder(order.orderId).catch(notFoundAs(undefined)),
+    deps.api.getTransactions({ orderId: order.orderId }).catch(notFoundAs([] as unknown[])),
+  ]);
+  return transitionFromApiState({
+    order,
+    apiOrder,
+    transactions,
+    now: deps.now(),
+    expiryGraceMs: deps.options.expiryGraceMs,
+  });
+}
+
+/** The orders due now, each checked once. */
+async function pass(
+  deps: ReconcilerDeps,
+  check: (order: OrderRecord) => Promise<CheckOutcome>,
+  result: TickResult,
+): Promise<void> {
+  const due = await deps.store.orders.openOrdersDue(deps.now(), deps.options.batchSize);
+  for (const order of due) {
+    const outcome = await check(order);
+    result.checked += 1;
+    if (outcome === "queued") result.queued += 1;
+    if (outcome === "api_unavailable") result.unavailable += 1;
+  }
 }

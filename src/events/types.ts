@@ -46,3 +46,11 @@ export interface EventsPayoutApi {
   getTransactions(query: { id?: string; orderId?: string; hash?: string }): Promise<unknown[]>;
   ping(): Promise<unknown>;
 }
+
+/** A job of the delivery queue: an order's outbox, an ops alert, a payment-link event, a money request's notice. */
+export type DeliveryJobData =
+  /** `userId`: the owner, when the process that queued it knew (the order and its owner are then read at once). */
+  | { kind: "order"; orderId: string; userId?: number }
+  | { kind: "alert"; alert: OpsAlert }
+  | { kind: "payment-link"; event: PaymentLinkEvent }
+  | { kind: "request"; orderId: string; stage: OrderStage };

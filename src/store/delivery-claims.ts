@@ -1,20 +1,13 @@
 import type { Redis } from "ioredis";
+import type { DeliveryClaim } from "./delivery-claim.ts";
 import { keys } from "./keys.ts";
-import { type HeldLock, holdLock, type LockOptions, lockToken, lockTtlMs, takeOverIfDead } from "./locks.ts";
+import { holdLock, type LockOptions, lockToken, lockTtlMs, takeOverIfDead } from "./locks.ts";
 import { type OrderRecord, parseOrderText } from "./order-record.ts";
 import type { OrderRepository } from "./orders.ts";
-import { type Outbox, type PendingEntries, parsePending, readPendingLua } from "./outbox.ts";
+import { type Outbox, parsePending, readPendingLua } from "./outbox.ts";
 import { LuaScript } from "./script.ts";
 import { parseUserRecord, type UserRecord } from "./user-record.ts";
 import type { UserRepository } from "./users.ts";
-
-/** An order's delivery, taken: its lock, what its outbox has still to deliver, the order and its owner's record. */
-export interface DeliveryClaim {
-  lock: HeldLock;
-  pending: PendingEntries;
-  order: OrderRecord | undefined;
-  owner: UserRecord | undefined;
-}
 
 // The order's delivery lock (SET NX PX) and, only when it was free, everything the delivery reads, in one round trip:
 // what the outbox has after its cursor (readPendingLua), the order, and its owner's record when the caller knows who
@@ -27,23 +20,6 @@ if not KEYS[5] then return {1, cursor, entries, sending, redis.call('GET', KEYS[
 local records = redis.call('MGET', KEYS[4], KEYS[5])
 return {1, cursor, entries, sending, records[1], records[2]}
 `);
-
-/**
- * An order's delivery taken in the script that records its new states (store/orders.ts `transition`): the keys and
- * arguments that script adds, and the claim its reply makes. A delivery that starts right after the transition
- * then needs no round trip of its own to begin.
- */
-export interface ClaimRequest {
-  /** The lock, the outbox's cursor, the owner's record (in this order). */
-  keys: [string, string, string];
-  /** The lock's token and TTL (ms). */
-  args: [string, number];
-  /**
-   * The claim, from what the script read once it had the lock (readPendingLua's cursor, entries and sending, then
-   * the owner's record) and the order as written.
-   */
-  taken(reply: unknown[], order: OrderRecord): DeliveryClaim;
-}
 
 /**
  * Taking an order's delivery. One delivery at a time talks to an order's chat: the lock (store/locks.ts, renewed
@@ -96,23 +72,6 @@ export class DeliveryClaims {
     const lock = holdLock(this.redis, key, token, ttlMs);
     const [pending, order] = await Promise.all([this.outbox.pending(orderId), this.orders.get(orderId)]);
     return { lock, pending, order, owner: await this.ownerOf(order, undefined, null) };
-  }
-
-  /** The order's delivery, to be taken by the script that writes its transition (`ClaimRequest`). */
-  request(orderId: string, ownerId: number, options: LockOptions = {}): ClaimRequest {
-    const key = keys.orderLock(orderId);
-    const token = lockToken(options.processes);
-    const ttlMs = lockTtlMs(options);
-    return {
-      keys: [key, keys.outboxCursor(orderId), keys.user(ownerId)],
-      args: [token, ttlMs],
-      taken: ([cursor, entries, sending, owner], order) => ({
-        lock: holdLock(this.redis, key, token, ttlMs),
-        pending: parsePending(cursor, entries, sending),
-        order,
-        owner: parseUserRecord((owner as string | null | false) || null),
-      }),
-    };
   }
 
   /** The owner's record: the one read with the order when it is the order's owner, else read now. */

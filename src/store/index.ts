@@ -25,6 +25,7 @@ import { SessionStorage } from "./session-storage.ts";
 import { SETTINGS_READ_AHEAD, SettingsRepository } from "./settings.ts";
 import { StatementRepository } from "./statements.ts";
 import { StatsRepository } from "./stats.ts";
+import { StatusCards } from "./status-cards.ts";
 import { UpdateReads } from "./update-reads.ts";
 import { UpdateRepository } from "./updates.ts";
 import { UserRepository } from "./users.ts";
@@ -38,6 +39,7 @@ export * from "./broadcasts.ts";
 export * from "./buy-marks.ts";
 export * from "./caches.ts";
 export * from "./claims.ts";
+export * from "./delivery-claim.ts";
 export * from "./delivery-claims.ts";
 export * from "./held-writes.ts";
 export * from "./idempotency.ts";
@@ -50,6 +52,7 @@ export * from "./orders.ts";
 export * from "./outbox.ts";
 export * from "./payment-links.ts";
 export * from "./processes.ts";
+export * from "./queue-names.ts";
 export * from "./quote-budget.ts";
 export * from "./rate-alerts.ts";
 export * from "./recipients.ts";
@@ -62,6 +65,8 @@ export * from "./session-storage.ts";
 export * from "./settings.ts";
 export * from "./statements.ts";
 export * from "./stats.ts";
+export * from "./status-card-claim.ts";
+export * from "./status-cards.ts";
 export * from "./update-reads.ts";
 export * from "./updates.ts";
 export * from "./user-record.ts";
@@ -107,6 +112,8 @@ export interface Store {
   webhookDedupe: EventDeduper;
   /** An order's delivery taken (one at a time per order's chat) with what it reads, in one round trip. */
   deliveryClaims: DeliveryClaims;
+  /** An order's one status card: who may send it, and its id once sent (src/orders/messages.ts uses it). */
+  statusCards: StatusCards;
   /** KES references → orders. */
   orderReferences: OrderReferences;
   /** The reconciler's backoff per open order. */
@@ -151,6 +158,7 @@ export function createStore(redis: Redis, now: () => number = Date.now): Store {
     outbox,
     webhookDedupe: new EventDeduper(redis),
     deliveryClaims: new DeliveryClaims(redis, outbox, orders, users),
+    statusCards: new StatusCards(orders, now),
     orderReferences: new OrderReferences(redis),
     reconcileAttempts: new ReconcileAttempts(redis),
     ping: () => redis.ping(),

@@ -1,6 +1,6 @@
 /**
  * Every Redis key the store writes, in one place (docs/redis.md lists them); the events pipeline's BullMQ
- * queues are the one exception (src/events/keys.ts). Nothing outside src/store builds a key: callers name what they
+ * queues are named beside them (src/store/queue-names.ts). Nothing outside src/store builds a key: callers name what they
  * want through a repository method (test/unit/architecture.test.ts holds that true).
  */
 
@@ -130,7 +130,7 @@ export const keys = {
   broadcastLock: () => "broadcast:lock",
   broadcastProgress: (id: string) => `broadcast:${id}:progress`,
   broadcastDraft: (id: string) => `broadcast:draft:${id}`,
-  // The events pipeline's own keys (BullMQ's live under `<prefix>:<queue>:*`, src/events/keys.ts).
+  // The events pipeline's own keys (BullMQ's live under `<prefix>:<queue>:*`, store/queue-names.ts).
   /** SET NX marker of a webhook already accepted: (event, data.id, data.status[, confirmations]). */
   dedupe: (digest: string) => `events:seen:${digest}`,
   /** Per-order log of applied transitions still to show the user (the notification outbox). */

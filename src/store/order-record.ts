@@ -52,6 +52,11 @@ export const orderRecordSchema = z.object({
   cancelledAt: z.string().optional(),
   /** The one status message edited through every stage. */
   statusMessageId: z.number().int().optional(),
+  /**
+   * Who may send the status card while it has none, until when (the app's clock, ms): taken before the card is sent
+   * and dropped when its id is recorded (src/orders/messages.ts), so a second sender edits that card instead.
+   */
+  statusCardClaim: z.object({ by: z.string(), until: z.number() }).optional(),
   invoiceMessageId: z.number().int().optional(),
   /**
    * When what a confirmed order owes its owner reached them: the invoice (QR photo + BOLT11) and the status card of

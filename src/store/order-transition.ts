@@ -1,4 +1,5 @@
 import { keys } from "./keys.ts";
+import type { LockOptions } from "./locks.ts";
 import {
   endedUnpaid,
   isTerminalStage,
@@ -6,10 +7,12 @@ import {
   type OrderStage,
   type OrderTransition,
   STAGE_RANK,
+  type TransitionResult,
 } from "./order-record.ts";
 import { retirement } from "./order-retention.ts";
-import { readPendingLua, recordLua } from "./outbox.ts";
+import { type RecordedStates, readPendingLua, recordLua } from "./outbox.ts";
 import { LuaScript } from "./script.ts";
+import type { DedupeMark } from "./webhook-dedupe.ts";
 
 /**
  * An order's transition as a rule (monotonic: a stage never moves back, a terminal stage never changes,
@@ -165,3 +168,20 @@ ${readPendingLua(claimKey(4), claimKey(2))}
 end
 return {1, appended}
 `);
+
+/** How `OrderRepository.transition` writes (store/orders.ts). */
+export interface TransitionOptions {
+  /** The order's text as just read (getWithRaw), to skip the first read. */
+  known?: string | undefined;
+  /**
+   * When the reconciler should look at the changed order next (ms), if at all: written in the same script as
+   * the change, with its attempt count reset (an order that moved is not stuck).
+   */
+  followUpAt?: (order: OrderRecord) => number | undefined;
+  record?: { states: (result: TransitionResult) => RecordedStates; mark?: DedupeMark | undefined };
+  /**
+   * Take the delivery's claim (with these lock options) in the same script when the change appended states and the
+   * order's lock was free (`claim` in the result): the delivery that follows starts without a round trip of its own.
+   */
+  claim?: LockOptions;
+}

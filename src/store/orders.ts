@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { ClaimRequest, DeliveryClaim } from "./delivery-claims.ts";
+import { type ClaimRequest, type DeliveryClaim, deliveryClaimRequest } from "./delivery-claim.ts";
 import { keys } from "./keys.ts";
 import {
   keepOrderText,
@@ -17,10 +17,11 @@ import {
   COMPARE_AND_SET_RECORD_AND_CLAIM,
   COMPARE_AND_SET_THEN_RECORD,
   compareAndSetInput,
+  type TransitionOptions,
 } from "./order-transition.ts";
-import { type Outbox, type RecordedStates, recordCall } from "./outbox.ts";
+import { type Outbox, recordCall } from "./outbox.ts";
+import { CONFIRMING_FLOW_CARD_MS } from "./status-card-claim.ts";
 import type { UpdateReads } from "./update-reads.ts";
-import type { DedupeMark } from "./webhook-dedupe.ts";
 
 /** History keeps the newest 500 orders per user (an order's lifetime: store/order-retention.ts). */
 const HISTORY_LIMIT = 500;
@@ -119,7 +120,8 @@ export class OrderRepository {
   /**
    * Record message ids / confirmation / delivery time (not a stage change). A confirmation enters the order in
    * `orders:undelivered` first (so a crash right after it still leaves a trace for the recovery sweep); a delivery
-   * takes it out after it is recorded.
+   * takes it out after it is recorded. The first confirmation of an order without a card claims its status card
+   * for the confirming flow (store/status-card-claim.ts).
    */
   async annotate(
     orderId: string,
@@ -145,12 +147,21 @@ export class OrderRepository {
     }
     // Always a change, so the compare-and-set checks the guessed text.
     const guess = this.reads.peek<string>(lastText(orderId));
-    const result = await this.mutate(orderId, guess, undefined, (order) => ({
-      order: { ...order, ...patch },
-      changed: true,
-    }));
+    const result = await this.mutate(orderId, guess, undefined, (order) => {
+      const claimsCard = patch.confirmedAt && !order.confirmedAt && order.statusMessageId === undefined;
+      const claim = { by: "flow", until: this.now() + CONFIRMING_FLOW_CARD_MS };
+      return {
+        order: { ...order, ...patch, ...(claimsCard ? { statusCardClaim: claim } : {}) },
+        changed: true,
+      };
+    });
     if (patch.deliveredAt) await this.forgetUndelivered(orderId);
     return result?.order;
+  }
+
+  /** Change the order alone by compare-and-set (`change` may run more than once); the order as written, if any. */
+  async update(orderId: string, change: (order: OrderRecord) => { order: OrderRecord; changed: boolean }) {
+    return (await this.mutate(orderId, undefined, undefined, change))?.order;
   }
 
   /** Confirmed orders not known to be delivered, confirmed before `beforeMs` (oldest first). */
@@ -199,21 +210,7 @@ export class OrderRepository {
   async transition(
     orderId: string,
     update: OrderTransition,
-    options: {
-      /** The order's text as just read (getWithRaw), to skip the first read. */
-      known?: string | undefined;
-      /**
-       * When the reconciler should look at the changed order next (ms), if at all: written in the same script as
-       * the change, with its attempt count reset (an order that moved is not stuck).
-       */
-      followUpAt?: (order: OrderRecord) => number | undefined;
-      record?: { states: (result: TransitionResult) => RecordedStates; mark?: DedupeMark | undefined };
-      /**
-       * The delivery's claim, taken in the same script when the change appended states and the order's lock was
-       * free (`claim` in the result): the delivery that follows starts without a round trip of its own.
-       */
-      claim?: (order: OrderRecord) => ClaimRequest;
-    } = {},
+    options: TransitionOptions = {},
   ): Promise<(TransitionResult & { appended: number; claim?: DeliveryClaim }) | undefined> {
     let previous: Pick<TransitionResult, "previousStage" | "previousConfirmations"> | undefined;
     const outcome = (order: OrderRecord, changed: boolean): TransitionResult => ({
@@ -224,7 +221,7 @@ export class OrderRepository {
         ? {}
         : { previousConfirmations: previous.previousConfirmations }),
     });
-    const { record } = options;
+    const { record, claim } = options;
     const result = await this.mutate(
       orderId,
       options.known,
@@ -234,7 +231,7 @@ export class OrderRepository {
         return applyTransition(order, update, at);
       },
       record && ((order) => recordCall(orderId, record.states(outcome(order, true)), { mark: record.mark })),
-      record && options.claim,
+      record && claim && ((order) => deliveryClaimRequest(this.redis, orderId, order.userId, claim)),
     );
     if (!result) return undefined;
     const done = outcome(result.order, result.changed);

@@ -1,7 +1,7 @@
 import { Queue } from "bullmq";
 import type { Message } from "grammy/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { QUEUE_NAMES } from "#src/events/index.js";
+import { QUEUE_NAMES } from "#src/store/index.js";
 import { eventually } from "../events/harness.ts";
 import { expectChartPng, expectQrPng } from "../support/png.ts";
 import type { UserDriver } from "../support/telegram-driver.ts";

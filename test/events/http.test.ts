@@ -3,7 +3,7 @@ import { Bot, webhookCallback } from "grammy";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPayoutApi, parseWebhookEvent } from "#src/api/index.js";
-import { ensureWebhookRegistered, QUEUE_NAMES, signWebhookBody } from "#src/events/index.js";
+import { ensureWebhookRegistered, signWebhookBody } from "#src/events/index.js";
 import { type IngestJobData, webhookEventRefs } from "#src/events/ingest.js";
 import type { QueueBackend } from "#src/events/queue.js";
 import { createBullmqBackend } from "#src/events/queue-bullmq.js";
@@ -17,6 +17,7 @@ import {
 import { silentLogger } from "#src/log/logger.js";
 import { createMetrics } from "#src/metrics.js";
 import { type Sandbox, startSandbox } from "#src/standins/sandbox/index.js";
+import { QUEUE_NAMES } from "#src/store/index.js";
 import { EventDeduper } from "#src/store/webhook-dedupe.js";
 import { freshRedis } from "../support/redis.ts";
 import { startTelegramEmulator, type TelegramEmulator } from "../support/telegram-driver.ts";

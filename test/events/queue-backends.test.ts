@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { QUEUE_NAMES } from "#src/events/keys.js";
 import {
   type QueueBackend,
   type QueuedJob,
@@ -11,6 +10,7 @@ import {
 } from "#src/events/queue.js";
 import { createBullmqBackend } from "#src/events/queue-bullmq.js";
 import { createMemoryBackend } from "#src/events/queue-memory.js";
+import { QUEUE_NAMES } from "#src/store/index.js";
 import { freshRedis } from "../support/redis.ts";
 
 /**

@@ -3,7 +3,7 @@ import { createDeliverMissing } from "#src/bot/recovery.js";
 import type { Config } from "#src/config.js";
 import { createRecoverySweep, DEFAULT_RECOVERY_OPTIONS } from "#src/events/recovery.js";
 import { silentLogger } from "#src/log/logger.js";
-import { eventually, type Harness, startHarness } from "./harness.ts";
+import { chatTexts, eventually, type Harness, settled, startHarness } from "./harness.ts";
 
 /**
  * The state a crash between Confirm and the invoice leaves: the order is confirmed (so in `orders:undelivered`)
@@ -86,6 +86,29 @@ describe("recovery of confirmed orders whose messages never went out", () => {
     expect(messages[0]?.text).toContain(`order ${buy.order.orderId}`);
     expect((await h.store.orders.get(buy.order.orderId))?.statusMessageId).toBe(messages[0]?.message_id);
     expect(delivered.user.messages()).toHaveLength(1);
+  });
+
+  it("one sender of the status card: the pipeline waits while the flow holds it, then edits the card the sweep sent", async () => {
+    const pipeline = h.newPipeline();
+    await pipeline.start();
+    const placed = await h.placeOrder({ corridor: "NG", userId: 4105, card: false });
+    const { orderId } = placed.order;
+    await h.pay(placed);
+    await eventually(async () => (await h.store.orders.get(orderId))?.stage === "completed", "completed");
+    // Confirm claimed the card for the flow, whose process is gone: the pipeline sends no card of its own.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(placed.user.messages()).toEqual([]);
+
+    expect((await sweeper().sweep())[orderId]).toBe("delivered");
+    await settled(h, [orderId]);
+    const messages = placed.user.messages();
+    expect(messages[0]?.message_id).toBe((await h.store.orders.get(orderId))?.statusMessageId);
+    const texts = chatTexts(placed.user);
+    expect(texts).toHaveLength(3);
+    expect(texts[0]).toMatch(/Completed/);
+    expect(texts[1]).toMatch(/Payment received/);
+    expect(texts[2]).toMatch(/delivered to/);
+    await pipeline.stop();
   });
 
   it("the pipeline sweeps at start: a process that died after Confirm is repaired by the next one", async () => {

@@ -3,9 +3,10 @@ import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { type App, createApp } from "#src/app.js";
 import { ConfigError, loadConfig } from "#src/config.js";
-import { QUEUE_NAMES, signWebhookBody } from "#src/events/index.js";
+import { signWebhookBody } from "#src/events/index.js";
 import { PAYOUT_WEBHOOK_PATH } from "#src/http/index.js";
 import { silentLogger } from "#src/log/logger.js";
+import { QUEUE_NAMES } from "#src/store/index.js";
 import { testRedisUrl } from "../support/redis.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 

@@ -45,11 +45,14 @@ const PRODUCT_REGISTRY = ["src/bot/features.ts", "src/bot/registry.ts"];
 const COMPOSITION_ROOTS = ["src/app.ts"];
 
 /**
- * The functions that put an order's status card on screen (its renderer, and the send and edit functions of the
- * module that owns it), and the one module allowed to call them besides the module that defines them.
+ * The status card's renderer, and who may call it: the module that defines the card and its one owner on screen
+ * (src/orders/messages.ts: every send and edit of an order's card, for the flows, the recovery sweep and the
+ * events pipeline alike), plus the read-only views that reply with a copy of it and never record it (/history's
+ * order view and /status). Anyone else wanting the card on screen asks the owner (showStatus, refreshStatus).
  */
-const STATUS_CARD_FUNCTIONS = ["renderStatusCard", "sendStatusCard", "editStatusCard"];
-const STATUS_CARD_OWNERS = ["src/orders/status-card.ts", "src/events/notifier.ts"];
+const STATUS_CARD_FUNCTIONS = ["renderStatusCard"];
+const STATUS_CARD_OWNERS = ["src/orders/status-card.ts", "src/orders/messages.ts"];
+const STATUS_CARD_VIEWS = ["src/bot/account/history.ts", "src/bot/account/status.ts"];
 
 /** Where comments are read for named paths, and the docs whose every named path must exist. */
 const COMMENTED = ["src", "test", "bench"];
@@ -311,12 +314,12 @@ describe("architecture checkers, each on a planted violation", () => {
     const planted = [
       'import { renderStatusCard } from "#src/orders/index.js";',
       "const card = renderStatusCard(order, t, locale);",
-      "await cards.editStatusCard(order);",
+      "await orders.renderStatusCard(order, t, locale);",
       "const other = renderNotification(order);",
     ].join("\n");
     expect(callsOf("src/bot/x.ts", planted, STATUS_CARD_FUNCTIONS)).toEqual([
       "src/bot/x.ts:2 renderStatusCard",
-      "src/bot/x.ts:3 editStatusCard",
+      "src/bot/x.ts:3 renderStatusCard",
     ]);
   });
 });
@@ -365,8 +368,9 @@ describe("architecture of the real tree", () => {
     expect([...inComments, ...inDocs].filter((finding) => !isGenerated(finding))).toEqual([]);
   });
 
-  it("only the status card's owner sends or edits it (calls its renderer or its send and edit functions)", () => {
-    const senders = FILES.filter((file) => !STATUS_CARD_OWNERS.includes(file)).flatMap((file) =>
+  it("only the status card's owner sends or edits it (no other module calls its renderer but read-only views)", () => {
+    const allowed = [...STATUS_CARD_OWNERS, ...STATUS_CARD_VIEWS];
+    const senders = FILES.filter((file) => !allowed.includes(file)).flatMap((file) =>
       callsOf(file, text(file), STATUS_CARD_FUNCTIONS),
     );
     expect(senders).toEqual([]);

@@ -5,6 +5,7 @@ import type { Feature } from "#src/bot/flow/feature.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { quoteInput } from "#src/i18n/index.js";
 import { renderStatusCard, transitionFromApiState, wouldChange } from "#src/orders/index.js";
+import { createOrderMessages } from "#src/orders/messages.js";
 import type { OrderRecord } from "#src/store/index.js";
 import { statusData } from "./callback-data/status.ts";
 
@@ -60,12 +61,9 @@ function statusView(ctx: BotContext, fresh: FreshOrder): { text: string; keyboar
 async function updateOriginalCard(ctx: BotContext, fresh: FreshOrder): Promise<void> {
   const { order } = fresh;
   if (!fresh.changed || order.statusMessageId === undefined) return;
-  const card = renderStatusCard(order, ctx.t, ctx.locale);
-  await ctx.api
-    .editMessageText(order.chatId, order.statusMessageId, card.text, {
-      parse_mode: "HTML",
-      reply_markup: card.keyboard,
-    })
+  const { store, now, logger } = ctx.deps;
+  await createOrderMessages({ telegram: ctx.api, store, now, logger })
+    .refreshStatus(order, { t: ctx.t, locale: ctx.locale })
     .catch((error: unknown) =>
       ctx.deps.logger.debug({ err: error, orderId: order.orderId }, "status card not edited"),
     );

@@ -1,6 +1,8 @@
 import { InlineKeyboard } from "grammy";
 import type { BotDeps, FlowContext, FlowConversation } from "#src/bot/context.js";
-import { renderQuoteExpired, renderStatusCard } from "#src/orders/index.js";
+import { telegramOnce } from "#src/bot/flow/telegram-once.js";
+import { renderQuoteExpired } from "#src/orders/index.js";
+import { createOrderMessages, telegramError } from "#src/orders/messages.js";
 import type { OrderRecord } from "#src/store/index.js";
 import { buyData } from "./callback-data.ts";
 import { buyQuoteKeyboard, buyQuoteText } from "./quote-card.ts";
@@ -66,17 +68,19 @@ export async function awaitConfirmation(
       reply_markup: buyQuoteKeyboard(order, current.t, true),
     })
     .catch(() => undefined);
-  const card = renderStatusCard(order, current.t, current.locale);
-  const status = await current.reply(card.text, {
-    parse_mode: "HTML",
-    reply_markup: buyStatusKeyboard(deps, order, current.t, card.keyboard),
-    link_preview_options: { is_disabled: true },
+  // The card through the order's message owner (Confirm claimed it for this flow), so no other sender adds one.
+  await telegramOnce(conversation, async (outside) => {
+    const { store, now, logger } = deps;
+    const messages = createOrderMessages({ telegram: outside.api, store, now, logger });
+    const view = { t: current.t, locale: current.locale };
+    const keyboard = (rendered: InlineKeyboard | undefined) =>
+      buyStatusKeyboard(deps, order, current.t, rendered);
+    await messages.showStatus(order, view, { by: "flow", keyboard }).catch((error) => {
+      throw telegramError(error);
+    });
   });
   await conversation.external(async () => {
-    await deps.store.orders.annotate(order.orderId, {
-      statusMessageId: status.message_id,
-      deliveredAt: new Date(deps.now()).toISOString(),
-    });
+    await deps.store.orders.annotate(order.orderId, { deliveredAt: new Date(deps.now()).toISOString() });
   });
 }
 

@@ -2,7 +2,7 @@ import { GrammyError } from "grammy";
 import type { BotContext } from "#src/bot/context.js";
 import { escapeHtml, intlLocale } from "#src/i18n/index.js";
 import { languageResolver } from "#src/i18n/language-of.js";
-import { renderStatusCard } from "#src/orders/index.js";
+import { createOrderMessages, telegramError } from "#src/orders/messages.js";
 import { replyHtml } from "./command-tools.ts";
 
 /**
@@ -19,14 +19,12 @@ export async function redeliverStatus(ctx: BotContext, orderId: string): Promise
   }
   await ctx.answerCallbackQuery({ text: ctx.t("admin:alerts.redelivering") });
   const language = await languageResolver(store.users, accountLanguage)(order.userId);
-  const card = renderStatusCard(order, translator.t(language), intlLocale(language));
+  const view = { t: translator.t(language), locale: intlLocale(language) };
+  const messages = createOrderMessages({ telegram: ctx.api, store, now: ctx.deps.now, logger });
   try {
-    const sent = await ctx.api.sendMessage(order.chatId, card.text, {
-      parse_mode: "HTML",
-      link_preview_options: { is_disabled: true },
-      ...(card.keyboard ? { reply_markup: card.keyboard } : {}),
+    await messages.resendStatus(order, view).catch((error: unknown) => {
+      throw telegramError(error);
     });
-    await store.orders.annotate(order.orderId, { statusMessageId: sent.message_id });
     await store.users.update(order.userId, { unreachable: false });
     await store.audit.record({
       actor: ctx.from?.id ?? "system",

@@ -4,7 +4,8 @@ import { raiseAlert } from "#src/bot/rules/raise-alert.js";
 import { intlLocale } from "#src/i18n/index.js";
 import { languageResolver } from "#src/i18n/language-of.js";
 import { scrubText } from "#src/log/mask.js";
-import { renderRefundCard, renderRefundReceipt, renderStatusCard } from "#src/orders/index.js";
+import { renderRefundCard, renderRefundReceipt } from "#src/orders/index.js";
+import { createOrderMessages } from "#src/orders/messages.js";
 import type { ApprovalRecord, RefundRecord } from "#src/store/index.js";
 import type { RefundDeps } from "./deps.ts";
 
@@ -205,8 +206,11 @@ export async function publishRefund(deps: RefundDeps, telegram: Api, orderId: st
     supportUrl: deps.config.support.contact?.url,
   });
   await edit(refund.cardMessageId, card.text, card.keyboard);
-  const status = renderStatusCard(order, t, locale);
-  await edit(order.statusMessageId, status.text, status.keyboard);
+  // The order's own card through its one owner, which edits it in place (never sends one).
+  const messages = createOrderMessages({ telegram, store: deps.store, now: deps.now, logger: deps.logger });
+  await messages.refreshStatus(order, { t, locale }).catch((error: unknown) => {
+    deps.logger.debug({ err: error, orderId }, "status card not edited");
+  });
   if (!noted.changed) return;
   if (refund.state !== "sent") {
     await raiseAlert(deps, {

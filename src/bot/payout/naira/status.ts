@@ -2,7 +2,7 @@ import { InlineKeyboard } from "grammy";
 import type { BotDeps } from "#src/bot/context.js";
 import type { FlowIo } from "#src/bot/flow/flow-io.js";
 import type { TFunction } from "#src/i18n/index.js";
-import { renderStatusCard } from "#src/orders/index.js";
+import { createOrderMessages, telegramError, type View } from "#src/orders/messages.js";
 import type { OrderRecord } from "#src/store/index.js";
 import { payoutSimulateData } from "../callback-data.ts";
 
@@ -23,26 +23,24 @@ export function nairaStatusKeyboard(
 
 /**
  * After Confirm: the one status card the events pipeline edits from here on (the transfer details stay on the
- * quote card above it), recorded on the order so the recovery sweep never sends it twice.
+ * quote card above it), through the order's message owner (Confirm claimed the card for this flow), so neither the
+ * recovery sweep nor a delivery ever sends a second one.
  */
 export async function sendNairaStatus(io: FlowIo, order: OrderRecord): Promise<void> {
-  const { t, locale } = io;
-  const statusMessageId = await io.telegram(async (outside) => {
-    const recorded = await io.deps.store.orders.get(order.orderId);
-    if (recorded?.deliveredAt && recorded.statusMessageId) return recorded.statusMessageId;
-    const card = renderStatusCard(recorded ?? order, t, locale);
-    const keyboard = nairaStatusKeyboard(io.deps, recorded ?? order, t, card.keyboard);
-    const sent = await outside.reply(card.text, {
-      parse_mode: "HTML",
-      link_preview_options: { is_disabled: true },
-      ...(keyboard ? { reply_markup: keyboard } : {}),
+  const view: View = { t: io.t, locale: io.locale };
+  await io.telegram(async (outside) => {
+    const { store, now, logger } = io.deps;
+    const recorded = await store.orders.get(order.orderId);
+    if (recorded?.deliveredAt && recorded.statusMessageId) return;
+    const current = recorded ?? order;
+    const messages = createOrderMessages({ telegram: outside.api, store, now, logger });
+    const keyboard = (rendered: InlineKeyboard | undefined) =>
+      nairaStatusKeyboard(io.deps, current, view.t, rendered);
+    await messages.showStatus(current, view, { by: "flow", keyboard }).catch((error) => {
+      throw telegramError(error);
     });
-    return sent.message_id;
   });
   await io.call("naira-status-message", async (deps) => {
-    await deps.store.orders.annotate(order.orderId, {
-      statusMessageId,
-      deliveredAt: new Date(deps.now()).toISOString(),
-    });
+    await deps.store.orders.annotate(order.orderId, { deliveredAt: new Date(deps.now()).toISOString() });
   });
 }

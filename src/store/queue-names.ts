@@ -1,4 +1,7 @@
-/** BullMQ queue names (BullMQ forbids ':' in them). Keys live under `<prefix>:<queue>:*`. */
+/**
+ * BullMQ queue names (BullMQ forbids ':' in them), with the store's other key names: BullMQ keeps each queue's keys
+ * under `<prefix>:<queue>:*`.
+ */
 export const QUEUE_NAMES = {
   ingest: "payout-events",
   deliveries: "payout-deliveries",
