@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { COUNTRIES } from "#src/corridors/index.js";
 import { parseJson, readJson } from "./json.ts";
 import { keys } from "./keys.ts";
 import type { UpdateReads } from "./update-reads.ts";
@@ -14,7 +15,7 @@ const userRecordSchema = z.object({
    * The corridor whose clock the user reads times in (/language): NG = WAT, KE = EAT, ZA = SAST, GH = GMT. Absent =
    * the clock of their most recent order's corridor, else their language's country (see bot/account/clock.ts).
    */
-  clock: z.enum(["NG", "KE", "ZA", "GH"]).optional(),
+  clock: z.enum(COUNTRIES).optional(),
   /** Last language_code Telegram reported, so notifications outside an update can use it. */
   telegramLanguage: z.string().optional(),
   blocked: z.boolean().default(false),
