@@ -25,6 +25,15 @@ const TABLE = {
     methods: ["ngn_bank"],
     /** Languages spoken mainly here: a first guess of a user's clock. */
     languages: [],
+    /**
+     * The smallest amount the rail pays, in minor units: M-Pesa and Airtel Money pay whole shillings, so a Kenyan
+     * amount with cents would charge the payer for cents that never arrive; the other rails pay the minor unit.
+     */
+    payableStepMinor: 1,
+    /** A typical name there: the example a refused name is shown (a Kenyan is not shown a Nigerian name). */
+    nameExample: "Ada Obi",
+    /** Whether the bank confirms the account holder's name before the quote (NIP name enquiry). */
+    nameVerified: true,
   },
   KE: {
     flag: "🇰🇪",
@@ -36,6 +45,9 @@ const TABLE = {
     maximumMinor: 25_000_000, // KSh 250,000: the M-Pesa per-transaction ceiling
     methods: ["kes_phone", "kes_bill", "kes_till"],
     languages: ["sw"],
+    payableStepMinor: 100,
+    nameExample: "Wanjiku Kamau",
+    nameVerified: false,
   },
   ZA: {
     flag: "🇿🇦",
@@ -47,6 +59,9 @@ const TABLE = {
     maximumMinor: 100_000_000, // R 1,000,000
     methods: ["zar_bank"],
     languages: ["zu"],
+    payableStepMinor: 1,
+    nameExample: "Thandi Nkosi",
+    nameVerified: false,
   },
   GH: {
     flag: "🇬🇭",
@@ -58,6 +73,9 @@ const TABLE = {
     maximumMinor: 5_000_000, // GH₵ 50,000
     methods: ["ghs_mtn"],
     languages: ["ak"],
+    payableStepMinor: 1,
+    nameExample: "Kwame Mensah",
+    nameVerified: false,
   },
 } as const satisfies Record<
   string,
@@ -71,6 +89,9 @@ const TABLE = {
     maximumMinor: number;
     methods: readonly PayoutMethod[];
     languages: readonly string[];
+    payableStepMinor: number;
+    nameExample: string;
+    nameVerified: boolean;
   }
 >;
 

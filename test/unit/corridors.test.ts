@@ -94,6 +94,16 @@ describe("corridor table", () => {
     }
   });
 
+  it("pays in a step that divides its minimum and ceiling, and names a person for its example", () => {
+    for (const country of COUNTRIES) {
+      const { payableStepMinor: step, minimum, maximumMinor, nameExample } = CORRIDORS[country];
+      expect(Number.isSafeInteger(step) && step > 0).toBe(true);
+      expect(maximumMinor % step).toBe(0);
+      if ("fixedMinor" in minimum) expect(minimum.fixedMinor % step).toBe(0);
+      expect(nameExample).toMatch(/^\S+ \S+$/);
+    }
+  });
+
   it("reads every spelling of a corridor's currency as that currency", () => {
     for (const country of COUNTRIES) {
       const { currency, spellings } = CORRIDORS[country];
