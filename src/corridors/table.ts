@@ -8,7 +8,7 @@
 type Minimum = { readonly fixedMinor: number } | { readonly usdCents: number };
 
 /** Recipient methods the payout flow knows, by the beneficiary shape POST /quote gets. */
-export type PayoutMethod = "ngn_bank" | "kes_phone" | "kes_bill" | "kes_till" | "zar_bank" | "ghs_mtn";
+type PayoutMethod = "ngn_bank" | "kes_phone" | "kes_bill" | "kes_till" | "zar_bank" | "ghs_mtn";
 
 const TABLE = {
   NG: {
@@ -96,7 +96,7 @@ const TABLE = {
 >;
 
 export type Country = keyof typeof TABLE;
-export type Corridor = (typeof TABLE)[Country];
+type Corridor = (typeof TABLE)[Country];
 export type CorridorCurrencyCode = Corridor["currency"]["code"];
 export type CorridorIsoCode = Corridor["currency"]["iso"];
 export type CorridorTimeZone = Corridor["timeZone"];
