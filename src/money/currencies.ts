@@ -3,18 +3,28 @@
  * amounts everywhere in the bot are integers in that minor unit.
  */
 
-export const CURRENCY_CODES = ["BTCSAT", "NGNKOBO", "KESCENT", "ZARCENT", "GHSPESEWA"] as const;
-export type CurrencyCode = (typeof CURRENCY_CODES)[number];
-export type FiatCurrencyCode = Exclude<CurrencyCode, "BTCSAT">;
+import {
+  CORRIDOR_CURRENCY_CODES,
+  CORRIDORS,
+  COUNTRIES,
+  type CorridorCurrencyCode,
+  type CorridorIsoCode,
+  type Country,
+} from "#src/corridors/index.js";
 
-const ISO_CODES = ["BTC", "NGN", "KES", "ZAR", "GHS"] as const;
-type IsoCode = (typeof ISO_CODES)[number];
+export { COUNTRIES, type Country, isCountry } from "#src/corridors/index.js";
 
-export const COUNTRIES = ["NG", "KE", "ZA", "GH"] as const;
-export type Country = (typeof COUNTRIES)[number];
+/** Bitcoin, then each corridor's payout currency (src/corridors). */
+export const CURRENCY_CODES = ["BTCSAT", ...CORRIDOR_CURRENCY_CODES] as const;
+export type FiatCurrencyCode = CorridorCurrencyCode;
+export type CurrencyCode = "BTCSAT" | FiatCurrencyCode;
+
+type IsoCode = "BTC" | CorridorIsoCode;
 
 /** Each corridor's flag (country pickers, prices, history lines, recipient lists). */
-export const COUNTRY_FLAGS: Readonly<Record<Country, string>> = { NG: "🇳🇬", KE: "🇰🇪", ZA: "🇿🇦", GH: "🇬🇭" };
+export const COUNTRY_FLAGS: Readonly<Record<Country, string>> = Object.fromEntries(
+  COUNTRIES.map((country) => [country, CORRIDORS[country].flag]),
+) as Record<Country, string>;
 
 interface CurrencyInfo {
   /** The API code, e.g. "NGNKOBO". */
@@ -31,48 +41,24 @@ interface CurrencyInfo {
   country: Country | undefined;
 }
 
-export const CURRENCIES: Readonly<Record<CurrencyCode, CurrencyInfo>> = {
-  BTCSAT: {
-    code: "BTCSAT",
-    iso: "BTC",
-    minorDigits: 8,
-    symbol: "sats",
-    symbolSpaced: true,
-    country: undefined,
-  },
-  NGNKOBO: { code: "NGNKOBO", iso: "NGN", minorDigits: 2, symbol: "₦", symbolSpaced: false, country: "NG" },
-  KESCENT: { code: "KESCENT", iso: "KES", minorDigits: 2, symbol: "KSh", symbolSpaced: true, country: "KE" },
-  ZARCENT: { code: "ZARCENT", iso: "ZAR", minorDigits: 2, symbol: "R", symbolSpaced: true, country: "ZA" },
-  GHSPESEWA: {
-    code: "GHSPESEWA",
-    iso: "GHS",
-    minorDigits: 2,
-    symbol: "GH₵",
-    symbolSpaced: true,
-    country: "GH",
-  },
-};
+export const CURRENCIES: Readonly<Record<CurrencyCode, CurrencyInfo>> = Object.fromEntries([
+  [
+    "BTCSAT",
+    { code: "BTCSAT", iso: "BTC", minorDigits: 8, symbol: "sats", symbolSpaced: true, country: undefined },
+  ],
+  ...COUNTRIES.map((country) => [
+    CORRIDORS[country].currency.code,
+    { ...CORRIDORS[country].currency, country },
+  ]),
+]) as Record<CurrencyCode, CurrencyInfo>;
 
 export function isCurrencyCode(value: unknown): value is CurrencyCode {
   return typeof value === "string" && (CURRENCY_CODES as readonly string[]).includes(value);
 }
 
-export function isCountry(value: unknown): value is Country {
-  return typeof value === "string" && (COUNTRIES as readonly string[]).includes(value);
-}
-
 /** The payout currency of a country: currencyOfCountry("NG") → "NGNKOBO". */
 export function currencyOfCountry(country: Country): FiatCurrencyCode {
-  switch (country) {
-    case "NG":
-      return "NGNKOBO";
-    case "KE":
-      return "KESCENT";
-    case "ZA":
-      return "ZARCENT";
-    case "GH":
-      return "GHSPESEWA";
-  }
+  return CORRIDORS[country].currency.code;
 }
 
 /** Look a currency up by its ISO code, case-insensitively: byIso("kes") → KESCENT's info; unknown → undefined. */

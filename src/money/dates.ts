@@ -1,29 +1,21 @@
-import type { Country } from "./currencies.ts";
+import { CORRIDORS, COUNTRIES, type CorridorTimeZone, type Country } from "#src/corridors/index.js";
 import { resolveNumberLocale } from "./format.ts";
 
-/** Each corridor's clock: expiry times, receipts, prices and daily limits are shown and counted in it. */
-const CORRIDOR_ZONES = {
-  NG: "Africa/Lagos",
-  KE: "Africa/Nairobi",
-  ZA: "Africa/Johannesburg",
-  GH: "Africa/Accra",
-} as const satisfies Record<Country, string>;
+/** Each corridor's clock (src/corridors): expiry times, receipts, prices and daily limits are shown and counted in it. */
+type TimeZone = CorridorTimeZone;
 
-type TimeZone = (typeof CORRIDOR_ZONES)[Country];
-
-export const COUNTRY_TIME_ZONES: Readonly<Record<Country, TimeZone>> = CORRIDOR_ZONES;
+export const COUNTRY_TIME_ZONES: Readonly<Record<Country, TimeZone>> = Object.fromEntries(
+  COUNTRIES.map((country) => [country, CORRIDORS[country].timeZone]),
+) as Record<Country, TimeZone>;
 
 /**
  * Each zone as the people who live in it name it, the same in every language. Intl's short names are offsets
  * outside English ("WAT+3" in Yorùbá, "GMT +3" in Kiswahili, "UTC+2" in French), so they are never used. None of
  * these zones keeps daylight saving time, so one name holds all year.
  */
-const ZONE_ABBREVIATIONS: Readonly<Record<TimeZone, string>> = {
-  "Africa/Lagos": "WAT",
-  "Africa/Nairobi": "EAT",
-  "Africa/Johannesburg": "SAST",
-  "Africa/Accra": "GMT",
-};
+const ZONE_ABBREVIATIONS: Readonly<Record<TimeZone, string>> = Object.fromEntries(
+  COUNTRIES.map((country) => [CORRIDORS[country].timeZone, CORRIDORS[country].zoneName]),
+) as Record<TimeZone, string>;
 
 /** A 24-hour clock in every language: a 12-hour one adds day periods few readers know ("ANW" in Akan). */
 const CLOCK: Intl.DateTimeFormatOptions = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" };

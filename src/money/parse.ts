@@ -1,3 +1,4 @@
+import { CORRIDORS, COUNTRIES } from "#src/corridors/index.js";
 import { CURRENCIES, type CurrencyCode } from "./currencies.ts";
 import { decimalToMinorBig } from "./decimal.ts";
 import { decimalSeparator } from "./format.ts";
@@ -66,23 +67,10 @@ const BTC: Mention = { kind: "currency", currency: "BTCSAT", unit: "btc" };
 
 /** Lower-case spellings users type. Single letters ("n", "r") only count when no letter touches them. */
 const MENTIONS: ReadonlyArray<readonly [string, Mention]> = [
-  ["₦", fiat("NGNKOBO")],
-  ["ngn", fiat("NGNKOBO")],
-  ["naira", fiat("NGNKOBO")],
-  ["n", fiat("NGNKOBO")],
-  ["ksh", fiat("KESCENT")],
-  ["kshs", fiat("KESCENT")],
-  ["kes", fiat("KESCENT")],
-  ["r", fiat("ZARCENT")],
-  ["zar", fiat("ZARCENT")],
-  ["rand", fiat("ZARCENT")],
-  ["gh₵", fiat("GHSPESEWA")],
-  ["gh¢", fiat("GHSPESEWA")],
-  ["₵", fiat("GHSPESEWA")],
-  ["ghs", fiat("GHSPESEWA")],
-  ["ghc", fiat("GHSPESEWA")],
-  ["cedi", fiat("GHSPESEWA")],
-  ["cedis", fiat("GHSPESEWA")],
+  ...COUNTRIES.flatMap((country) => {
+    const { currency, spellings } = CORRIDORS[country];
+    return spellings.map((spelling) => [spelling, fiat(currency.code)] as const);
+  }),
   ["sat", SATS],
   ["sats", SATS],
   ["satoshi", SATS],

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { COUNTRIES } from "#src/corridors/index.js";
 import { parseJson } from "./json.ts";
 
 /**
@@ -41,7 +42,7 @@ export const orderRecordSchema = z.object({
   quoteId: z.string(),
   hash: z.string(),
   kind: z.enum(["payout", "buy"]),
-  corridor: z.enum(["NG", "KE", "ZA", "GH"]),
+  corridor: z.enum(COUNTRIES),
   chatId: z.number().int(),
   userId: z.number().int(),
   /** The quote card (edited to "expired" by the reconciler if never confirmed). */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { COUNTRIES } from "#src/corridors/index.js";
 import { claimKey } from "./claims.ts";
 import { parseJson } from "./json.ts";
 import { keys } from "./keys.ts";
@@ -12,7 +13,7 @@ import { LuaScript } from "./script.ts";
  * and that claim is what sends the one notification. Armed alerts sit in a sorted set per corridor scored by
  * threshold, so a check reads only the crossed ones: ZRANGEBYSCORE -inf (rate — O(log n + crossed).
  */
-const RATE_ALERT_COUNTRIES = ["NG", "KE", "ZA", "GH"] as const;
+const RATE_ALERT_COUNTRIES = COUNTRIES;
 
 const rateAlertSchema = z.object({
   id: z.string(),

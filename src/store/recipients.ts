@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { COUNTRIES } from "#src/corridors/index.js";
 import { parseJson } from "./json.ts";
 import { keys } from "./keys.ts";
 
@@ -12,7 +13,7 @@ const recipientSchema = z.object({
   id: z.string(),
   token: z.string(),
   userId: z.number().int(),
-  corridor: z.enum(["NG", "KE", "ZA", "GH"]),
+  corridor: z.enum(COUNTRIES),
   method: z.string(),
   label: z.string(),
   details: z.record(z.string(), z.unknown()),

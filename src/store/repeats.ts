@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { COUNTRIES } from "#src/corridors/index.js";
 import { parseJson } from "./json.ts";
 import { keys } from "./keys.ts";
 import { LuaScript } from "./script.ts";
@@ -17,7 +18,7 @@ const repeatSchema = z.object({
   userId: z.number().int(),
   chatId: z.number().int(),
   recipientId: z.string(),
-  corridor: z.enum(["NG", "KE", "ZA", "GH"]),
+  corridor: z.enum(COUNTRIES),
   /** The recipient's masked label when the repeat was set up (shown on cards and the list). */
   label: z.string(),
   amount: z.object({ amount: z.number().int().positive(), currency: z.string() }),
@@ -25,7 +26,7 @@ const repeatSchema = z.object({
   /** "YYYY-MM-DD" in `clock`'s zone: the day the repeat counts from. */
   anchor: z.string(),
   /** Whose clock the schedule runs on: the corridor zone the user reads times in. */
-  clock: z.enum(["NG", "KE", "ZA", "GH"]),
+  clock: z.enum(COUNTRIES),
   /** The next occurrence to send (1 = one period after the anchor). */
   next: z.number().int().positive(),
   paused: z.boolean(),

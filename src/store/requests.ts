@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { COUNTRIES } from "#src/corridors/index.js";
 import { claimKey } from "./claims.ts";
 import { parseJson, readJson } from "./json.ts";
 import { keys } from "./keys.ts";
@@ -17,7 +18,7 @@ const moneyRequestSchema = z.object({
   token: z.string(),
   userId: z.number().int(),
   chatId: z.number().int(),
-  corridor: z.enum(["NG", "KE", "ZA", "GH"]),
+  corridor: z.enum(COUNTRIES),
   /** Exactly what POST /quote gets (for NGN: as name enquiry returned it). Never shown unmasked. */
   beneficiary: z.record(z.string(), z.unknown()),
   /** Masked one-line label ("M-Pesa ••0000 · Jane Wanjiku"). */

@@ -1,11 +1,12 @@
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { COUNTRIES } from "#src/corridors/index.js";
 import { parseJson } from "./json.ts";
 import { keys } from "./keys.ts";
 import type { UpdateReads } from "./update-reads.ts";
 
 /** What can be paused on its own: a payout country, or buying bitcoin. */
-export const PAUSE_SCOPES = ["NG", "KE", "ZA", "GH", "BUY"] as const;
+export const PAUSE_SCOPES = [...COUNTRIES, "BUY"] as const;
 export type PauseScope = (typeof PAUSE_SCOPES)[number];
 
 const pauseSchema = z.object({
@@ -29,7 +30,7 @@ const maintenanceSchema = pauseSchema.extend({
 export type MaintenanceState = z.infer<typeof maintenanceSchema>;
 
 /** Daily payout limits per user, per corridor, in the corridor currency's minor units (set by ops: /limits). */
-export const LIMIT_CORRIDORS = ["NG", "KE", "ZA", "GH"] as const;
+export const LIMIT_CORRIDORS = COUNTRIES;
 export type LimitCorridor = (typeof LIMIT_CORRIDORS)[number];
 const dailyLimitsSchema = z.partialRecord(z.enum(LIMIT_CORRIDORS), z.number().int().positive());
 type DailyLimits = z.infer<typeof dailyLimitsSchema>;

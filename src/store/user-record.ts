@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { COUNTRIES } from "#src/corridors/index.js";
 import { parseJson } from "./json.ts";
 
 /** A Telegram user as the bot keeps them (store/users.ts writes it; an update's first reads parse it). */
@@ -12,7 +13,7 @@ export const userRecordSchema = z.object({
    * The corridor whose clock the user reads times in (/language): NG = WAT, KE = EAT, ZA = SAST, GH = GMT. Absent =
    * the clock of their most recent order's corridor, else their language's country (see bot/account/clock.ts).
    */
-  clock: z.enum(["NG", "KE", "ZA", "GH"]).optional(),
+  clock: z.enum(COUNTRIES).optional(),
   /** Last language_code Telegram reported, so notifications outside an update can use it. */
   telegramLanguage: z.string().optional(),
   blocked: z.boolean().default(false),

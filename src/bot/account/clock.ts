@@ -1,3 +1,4 @@
+import { CORRIDORS } from "#src/corridors/index.js";
 import type { LanguageCode } from "#src/i18n/index.js";
 import { COUNTRIES, COUNTRY_FLAGS, type Country, formatClock, isCountry } from "#src/money/index.js";
 
@@ -21,7 +22,9 @@ export function clockLabel(
 }
 
 /** A first guess from the language alone (languages spoken mainly in one of the corridors). */
-const LANGUAGE_CLOCK: Partial<Record<LanguageCode, Country>> = { sw: "KE", zu: "ZA", ak: "GH" };
+const LANGUAGE_CLOCK: Partial<Record<LanguageCode, Country>> = Object.fromEntries(
+  COUNTRIES.flatMap((country) => CORRIDORS[country].languages.map((language) => [language, country])),
+);
 
 export function userClock(input: {
   chosen?: string | undefined;

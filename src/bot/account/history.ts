@@ -3,7 +3,7 @@ import type { BotContext } from "#src/bot/context.js";
 import type { Feature } from "#src/bot/flow/feature.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { menuData } from "#src/bot/flow/menu-data.js";
-import { methodOf } from "#src/bot/rules/payout-method.js";
+import { methodOf } from "#src/corridors/index.js";
 import { escapeHtml } from "#src/i18n/index.js";
 import { COUNTRY_FLAGS, type Country, formatDateTime, zoneName } from "#src/money/index.js";
 import { formatCancelTime, formatOrderMoney, renderStatusCard } from "#src/orders/index.js";

@@ -63,6 +63,14 @@ export async function chooseCountry(
   }
 }
 
+/** Each corridor's recipient steps (corridors/<country>.ts): the one payout file a new corridor adds. */
+const RECIPIENT_STEPS: Readonly<Record<Country, (io: FlowIo, voice: Voice) => Promise<Draft>>> = {
+  NG: nigeriaRecipient,
+  KE: kenyaRecipient,
+  ZA: southAfricaRecipient,
+  GH: ghanaRecipient,
+};
+
 /**
  * Step 2: the beneficiary, by country. A sender is first offered the people they sent to there before; a requester
  * gives their own details.
@@ -70,14 +78,5 @@ export async function chooseCountry(
 export async function chooseRecipient(io: FlowIo, country: Country, voice: Voice): Promise<Draft> {
   const known = voice === "sender" ? await chooseKnown(io, country) : undefined;
   if (known) return known;
-  switch (country) {
-    case "NG":
-      return nigeriaRecipient(io, voice);
-    case "KE":
-      return kenyaRecipient(io, voice);
-    case "ZA":
-      return southAfricaRecipient(io, voice);
-    case "GH":
-      return ghanaRecipient(io, voice);
-  }
+  return RECIPIENT_STEPS[country](io, voice);
 }

@@ -7,7 +7,7 @@ import { enterFlow, FLOWS } from "#src/bot/flow/enter.js";
 import type { Feature } from "#src/bot/flow/feature.js";
 import { menuData } from "#src/bot/flow/menu-data.js";
 import { replyQuoteExpired } from "#src/bot/flow/quote-expired.js";
-import { methodOf } from "#src/bot/rules/payout-method.js";
+import { methodOf } from "#src/corridors/index.js";
 import { escapeHtml } from "#src/i18n/index.js";
 import { isNairaFunded, parseOrderCallback, REQUOTE_CALLBACK_PATTERN } from "#src/orders/index.js";
 import { InFlightError, RecipientLimitError } from "#src/store/index.js";

@@ -1,6 +1,6 @@
 import type { BotDeps } from "#src/bot/context.js";
 import type { FlowIo } from "#src/bot/flow/flow-io.js";
-import { methodOf } from "#src/bot/rules/payout-method.js";
+import { methodOf } from "#src/corridors/index.js";
 import { COUNTRY_FLAGS, type Country } from "#src/money/index.js";
 import type { OrderRecord, OrderStage, Recipient } from "#src/store/index.js";
 import { payoutAction, payoutKnownData } from "./callback-data.ts";

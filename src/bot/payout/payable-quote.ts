@@ -1,17 +1,14 @@
 import { createQuoteOnce, type Quote, type QuoteRequest } from "#src/api/index.js";
+import { CORRIDORS } from "#src/corridors/index.js";
 import type { Country } from "#src/money/index.js";
 import { quoteAmounts } from "#src/orders/quote-math.js";
 
 /**
- * A payout quote for an amount the recipient's rail can actually pay. M-Pesa and Airtel Money pay whole shillings,
- * so a Kenyan amount with cents would charge the payer for cents that never arrive. NIP transfers pay kobo, South
- * African bank transfers cents and MTN MoMo pesewas: those amounts stand as quoted.
+ * `minor` (target minor units) rounded down to what the country's rail pays, so a payout quote is for an amount the
+ * recipient's rail can actually pay (M-Pesa pays whole shillings: cents would be charged and never arrive).
  */
-const PAYABLE_STEP: Readonly<Record<Country, number>> = { NG: 1, KE: 100, ZA: 1, GH: 1 };
-
-/** `minor` (target minor units) rounded down to what the country's rail pays. */
 export function payableAmount(country: Country, minor: number): number {
-  return minor - (minor % PAYABLE_STEP[country]);
+  return minor - (minor % CORRIDORS[country].payableStepMinor);
 }
 
 type Api = Parameters<typeof createQuoteOnce>[0];

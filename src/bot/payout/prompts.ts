@@ -1,6 +1,7 @@
 import type { InlineKeyboard } from "grammy";
 import { describeApiError } from "#src/bot/flow/api-errors.js";
 import { type FlowIo, fromFailure, type Lazy, resolve } from "#src/bot/flow/flow-io.js";
+import { CORRIDORS } from "#src/corridors/index.js";
 import type { Country, CurrencyCode } from "#src/money/index.js";
 import { cancelOnlyKeyboard } from "./keyboards.ts";
 import {
@@ -83,21 +84,13 @@ export async function promptValue<T>(
   }
 }
 
-/** A typical name in each country: the example a refused name is shown (a Kenyan is not shown a Nigerian name). */
-const NAME_EXAMPLES: Readonly<Record<Country, string>> = {
-  NG: "Ada Obi",
-  KE: "Wanjiku Kamau",
-  ZA: "Thandi Nkosi",
-  GH: "Kwame Mensah",
-};
-
 /** The recipient's (or business's) name. */
 export function promptName(io: FlowIo, country: Country, prompt: Lazy<string>): Promise<string> {
   return promptValue(io, prompt, (text) => {
     const parsed = parseRecipientName(text);
     return parsed.ok
       ? parsed
-      : { ok: false, error: io.t("payout:error.name", { example: NAME_EXAMPLES[country] }) };
+      : { ok: false, error: io.t("payout:error.name", { example: CORRIDORS[country].nameExample }) };
   });
 }
 

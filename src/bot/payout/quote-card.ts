@@ -1,3 +1,4 @@
+import { CORRIDORS } from "#src/corridors/index.js";
 import { escapeHtml, type TFunction } from "#src/i18n/index.js";
 import { formatMoney } from "#src/money/index.js";
 import { breakdownLines, formatExpiryTime } from "#src/orders/index.js";
@@ -40,7 +41,7 @@ export function renderQuoteCard(input: QuoteCardInput, t: TFunction, locale: str
   const { figures } = quoted;
   const target = figures.target;
   const view = describeBeneficiary(input.beneficiary, input.words, input.name);
-  const verified = quoted.corridor === "NG";
+  const verified = CORRIDORS[quoted.corridor].nameVerified;
   const deadline = { expiresAt: new Date(input.deadlineMs).toISOString(), corridor: quoted.corridor };
   const money = breakdownLines(
     {

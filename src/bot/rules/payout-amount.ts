@@ -1,4 +1,5 @@
 import type { Price } from "#src/api/index.js";
+import { CORRIDORS, COUNTRIES } from "#src/corridors/index.js";
 import {
   type Country,
   type CurrencyCode,
@@ -9,31 +10,24 @@ import {
 
 /** What a payout amount may be: the corridors' minimums and ceilings, and reading what people type. Pure. */
 
-/** Spec 8: 2000 NGN. */
-const NGN_MIN_PAYOUT_KOBO = 200_000;
-/** Spec 8 and the sandbox docs: KES, ZAR and GHS payouts start at the equivalent of 2 USD. */
-const USD_MINIMUM_CENTS = 200;
-
-/** Amounts above these are taken for a typo ("absurdly large"), not quoted. */
-const MAX_PAYOUT_MINOR: Readonly<Record<FiatCurrencyCode, number>> = {
-  NGNKOBO: 2_000_000_000, // ₦20,000,000
-  KESCENT: 25_000_000, // KSh 250,000: the M-Pesa per-transaction ceiling
-  ZARCENT: 100_000_000, // R 1,000,000
-  GHSPESEWA: 5_000_000, // GH₵ 50,000
-};
+/** Amounts above these are taken for a typo ("absurdly large"), not quoted (src/corridors). */
+const MAX_PAYOUT_MINOR: Readonly<Record<FiatCurrencyCode, number>> = Object.fromEntries(
+  COUNTRIES.map((country) => [CORRIDORS[country].currency.code, CORRIDORS[country].maximumMinor]),
+) as Record<FiatCurrencyCode, number>;
 /** 0.2 BTC. */
 const MAX_PAY_SATS = 20_000_000;
 
 /**
- * The smallest payout of a country in its minor units: NGN is fixed; the others are 2 USD at the price's
- * `unitPricePerUsd` (a rate: turned into micro-units once, then integer math, rounded up like the API).
+ * The smallest payout of a country in its minor units: fixed (NGN, spec 8) or US dollars (2 USD for the others) at
+ * the price's `unitPricePerUsd` (a rate: turned into micro-units once, then integer math, rounded up like the API).
  */
 export function minimumPayout(country: Country, price: Price | undefined): number | undefined {
-  if (country === "NG") return NGN_MIN_PAYOUT_KOBO;
+  const minimum = CORRIDORS[country].minimum;
+  if ("fixedMinor" in minimum) return minimum.fixedMinor;
   const rate = price?.unitPricePerUsd?.amount;
   if (rate === undefined || !Number.isFinite(rate) || rate <= 0) return undefined;
   const micro = BigInt(Math.round(rate * 1_000_000));
-  const minor = (BigInt(USD_MINIMUM_CENTS) * micro + 999_999n) / 1_000_000n;
+  const minor = (BigInt(minimum.usdCents) * micro + 999_999n) / 1_000_000n;
   return minor <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(minor) : undefined;
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { PayoutApi, Price } from "#src/api/index.js";
+import { CORRIDOR_CURRENCY_CODES } from "#src/corridors/index.js";
 import {
   COUNTRIES,
   type Country,
@@ -31,7 +32,7 @@ export interface SpotPrice {
 
 const spotPriceSchema = z.object({
   country: z.enum(COUNTRIES),
-  currency: z.enum(["NGNKOBO", "KESCENT", "ZARCENT", "GHSPESEWA"]),
+  currency: z.enum(CORRIDOR_CURRENCY_CODES),
   perBtc: z.number().int().positive(),
   perUsd: z.number().int().positive().optional(),
   at: z.number(),

@@ -1,6 +1,7 @@
+import { COUNTRIES } from "#src/corridors/index.js";
 import { defineCallbackData, oneOf } from "#src/telegram/callback-data.js";
 
-const COUNTRY = oneOf("NG", "KE", "ZA", "GH");
+const COUNTRY = oneOf(...COUNTRIES);
 
 /**
  * Rate-alert buttons.

@@ -4,7 +4,7 @@ import { maskedLabel } from "#src/bot/account/recipients.js";
 import type { BotContext, FlowContext } from "#src/bot/context.js";
 import { enterFlow, FLOWS, leaveFlows } from "#src/bot/flow/enter.js";
 import type { Feature } from "#src/bot/flow/feature.js";
-import { methodOf } from "#src/bot/rules/payout-method.js";
+import { methodOf } from "#src/corridors/index.js";
 import { isNairaFunded } from "#src/orders/index.js";
 import type { OrderRecord, Repeat } from "#src/store/index.js";
 import { RecipientLimitError, RepeatLimitError } from "#src/store/index.js";

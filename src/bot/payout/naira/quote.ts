@@ -2,6 +2,7 @@ import { PayoutApiError, type Quote, type QuoteRequest } from "#src/api/index.js
 import type { BotDeps } from "#src/bot/context.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { reserveQuote } from "#src/bot/rules/quote-budget.js";
+import { CORRIDORS, COUNTRIES, type CorridorCurrencyCode } from "#src/corridors/index.js";
 import { type Country, currencyOfCountry } from "#src/money/index.js";
 import { quoteAmounts } from "#src/orders/quote-math.js";
 import { type OrderRecord, QuoteBudgetExceeded, type RunContext } from "#src/store/index.js";
@@ -16,15 +17,14 @@ import type { PayoutBeneficiary } from "../recipient.ts";
  */
 
 /** The corridors a payout may be paid in naira (Nigeria's own payouts stay Lightning-paid). */
-export const NAIRA_FUNDED: readonly Country[] = ["KE", "ZA", "GH"];
+export const NAIRA_FUNDED: readonly Country[] = COUNTRIES.filter(
+  (country) => CORRIDORS[country].nairaFunding !== null,
+);
 
-/** NGN→ZAR payouts start at 50 rand (ngn-zar.mdx FAQ); KES and GHS as their Lightning payouts. */
-const MIN_NGN_TO_ZAR_CENTS = 5_000;
-
-/** The smallest target amount of a naira-funded payout, from the corridor's Lightning minimum. */
+/** The smallest target amount of a naira-funded payout: the corridor's Lightning minimum, or its own if higher. */
 export function nairaMinimum(country: Country, lightning: number | undefined): number | undefined {
-  if (country !== "ZA") return lightning;
-  return Math.max(lightning ?? 0, MIN_NGN_TO_ZAR_CENTS);
+  const own = CORRIDORS[country].nairaFunding?.minimumMinor ?? 0;
+  return own > 0 ? Math.max(lightning ?? 0, own) : lightning;
 }
 
 export interface NairaQuoteInput {
@@ -33,7 +33,7 @@ export interface NairaQuoteInput {
   country: Country;
   beneficiary: PayoutBeneficiary;
   /** In the target currency (what the recipient gets) or in kobo (what the payer transfers). */
-  amount: { minor: number; currency: "NGNKOBO" | "KESCENT" | "ZARCENT" | "GHSPESEWA" };
+  amount: { minor: number; currency: CorridorCurrencyCode };
   label: string;
   chatId: number;
   userId: number;

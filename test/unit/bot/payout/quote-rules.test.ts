@@ -17,7 +17,7 @@ import {
 } from "#src/bot/payout/recipient.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { checkAmount, looksLikePhoneOrAccount, minimumPayout } from "#src/bot/rules/payout-amount.js";
-import { methodOf } from "#src/bot/rules/payout-method.js";
+import { methodOf } from "#src/corridors/index.js";
 
 const price = (perUsd: number): Price => ({
   currency: "KES",

@@ -1,0 +1,11 @@
+export {
+  CORRIDOR_CURRENCY_CODES,
+  CORRIDORS,
+  COUNTRIES,
+  type CorridorCurrencyCode,
+  type CorridorIsoCode,
+  type CorridorTimeZone,
+  type Country,
+  isCountry,
+  methodOf,
+} from "./table.ts";
