@@ -9,7 +9,7 @@ import { createRepeatsJob } from "./bot/account/repeats/job.ts";
 import type { BotContext, BotDeps, OpsPorts } from "./bot/context.ts";
 import { createBot, firstReadsOf } from "./bot/create-bot.ts";
 import { allFeatures } from "./bot/features.ts";
-import { createMerchantFeed } from "./bot/merchant/feature.ts";
+import { createMerchantFeed, miniAppRoutes } from "./bot/merchant/feature.ts";
 import { type Alerts, createAlerts } from "./bot/ops/alerts/alerts.ts";
 import { onRefundWithdrawalEvent } from "./bot/ops/refund/settlement.ts";
 import { createDeliverMissing } from "./bot/recovery.ts";
@@ -167,6 +167,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Ready = this process can take traffic (Redis, queues). The payout API is not in it: when the provider is
     // down the bot still answers ("paused") — its health is in /health and payoutbot_payout_api_up.
     readiness: [...events.readiness],
+    routes: role === "worker" ? undefined : miniAppRoutes(deps, options.telegram.token),
     // The public port serves /metrics only to METRICS_TOKEN's bearer; Prometheus scrapes the listener below.
     ...(config.http.metrics.token
       ? { metrics: { registry: metrics.registry, token: config.http.metrics.token } }

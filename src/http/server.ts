@@ -59,7 +59,12 @@ interface HttpServerOptions {
    */
   metrics?: { registry: Registry; token: string };
   telegram?: TelegramRoute;
+  /** More routes the composition passes in (e.g. the merchant Mini App); true when it answered the request. */
+  routes?: ExtraRoutes;
 }
+
+/** Tried before the 404: answers the request and resolves true, or leaves it alone and resolves false. */
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>;
 
 export interface HttpServer {
   readonly server: Server;
@@ -132,6 +137,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       }
       return sendMetrics(res, options.metrics.registry);
     }
+    if (options.routes && (await options.routes(req, res, path))) return;
     sendJson(res, 404, { status: "error", message: "not found" });
   }
 

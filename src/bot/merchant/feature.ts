@@ -6,6 +6,7 @@ import { linkData } from "./callback-data.ts";
 import { findOwnLink, showLinkDetails, showLinks } from "./links.ts";
 import { newlinkConversation } from "./newlink/conversation.ts";
 
+export { miniAppRoutes } from "./dashboard/routes.ts";
 export { createMerchantFeed, type MerchantFeedDeps } from "./feed.ts";
 
 const MERCHANT_COMMANDS = ["newlink", "links", "link"] as const;
