@@ -5,6 +5,7 @@ export const INDEX_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Payment links</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/miniapp/app.css">
 </head>
 <body>
