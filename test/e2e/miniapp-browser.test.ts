@@ -148,7 +148,7 @@ describe("merchant Mini App in a browser", () => {
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("#csv")]);
     const csv = (await readFile((await download.path()) ?? "", "utf8")).replace(/^\uFEFF/, "");
     const lines = csv.trimEnd().split("\r\n");
-    expect(lines[0]).toBe("Date,Name,Status,Amount,Sats,Reference");
+    expect(lines[0]).toBe("Date,Name,Status,Amount,sats,Reference");
     // The table's cells, with the name that starts like a formula kept as text (a leading quote) in the CSV.
     const table = (await tableRows()).map((row) =>
       row
