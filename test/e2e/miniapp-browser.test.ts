@@ -55,7 +55,8 @@ describe("merchant Mini App in a browser", () => {
   }
 
   beforeAll(async () => {
-    ops = await startOpsStack();
+    // An https PUBLIC_URL, as production needs for the button; the page itself is reached on the local port.
+    ops = await startOpsStack({ env: { PUBLIC_URL: "https://bot.example" } });
     const { tg } = ops.stack;
     shopA = tg.user({ id: 8_601, first_name: "Ade", username: "ade_shop", language_code: "en" });
     shopB = tg.user({ id: 8_602, first_name: "Bola", username: "bola_shop", language_code: "en" });
@@ -171,6 +172,8 @@ describe("merchant Mini App in a browser", () => {
     await shopA.send("/links");
     const list = await shopA.nextMessage({ match: /Mini App tote/ });
     expect(list.text).toContain("₦30,000.00");
+    const button = list.reply_markup?.inline_keyboard.flat().find((key) => "web_app" in key);
+    expect(button && "web_app" in button ? button.web_app?.url : "").toBe("https://bot.example/miniapp/");
   });
 
   it("forged, expired or another bot's init data gets 401 and no data; a revoked merchant loses access at once", async () => {
