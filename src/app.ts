@@ -10,7 +10,7 @@ import { createBot, firstReadsOf } from "./bot/create-bot.ts";
 import { allFeatures, type FeatureWiring, type Job, wireFeatures } from "./bot/features.ts";
 import { createEventsPipeline, type EventsPipeline, setSendingMark } from "./events/index.ts";
 import { createHttpServer, createMetricsServer, type HttpServer } from "./http/index.ts";
-import type { RawRequestHandler } from "./http/server.ts";
+import type { ExtraRoutes, RawRequestHandler } from "./http/server.ts";
 import type { AccountLanguage } from "./i18n/account-language.ts";
 import type { Translator } from "./i18n/index.ts";
 import { languageResolver } from "./i18n/language-of.ts";
@@ -64,7 +64,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { bot, inbox, features } = createTelegramSide(options, parts, processes);
   const languageOf = languageResolver(store.users, accountLanguage);
   const schedule = { alertFlushMs: options.alertFlushMs, rateAlertEveryMs: options.rateAlertEveryMs };
-  const wiring = wireFeatures(features, { deps, telegram: bot.api, languageOf, metrics, schedule });
+  const botToken = options.telegram.token;
+  const wiring = wireFeatures(features, { deps, telegram: bot.api, languageOf, metrics, schedule, botToken });
   late.wiring = wiring;
   const events = createEventsPipeline({
     redis,
@@ -95,7 +96,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   late.pipeline = events;
   const payoutWebhook = tapWebhook(events.webhookHandler, { ...deps, raise: wiring.raise });
-  const servers = createServers(options, { metrics, events, payoutWebhook, ping: () => api.ping() });
+  const servers = createServers(options, {
+    metrics,
+    events,
+    payoutWebhook,
+    routes: wiring.routes,
+    ping: () => api.ping(),
+  });
   metrics.setRefundSource(() => store.refunds.countOpen());
   const running: Running = {
     ...servers,
@@ -172,6 +179,7 @@ function createServers(
     metrics: Metrics;
     events: EventsPipeline;
     payoutWebhook: RawRequestHandler;
+    routes: ExtraRoutes;
     ping(): Promise<unknown>;
   },
 ) {
@@ -186,6 +194,8 @@ function createServers(
     // Ready = this process can take traffic (Redis, queues). The payout API is not in it: when the provider is
     // down the bot still answers ("paused") — its health is in /health and payoutbot_payout_api_up.
     readiness: [...parts.events.readiness],
+    // A worker serves no web pages either (the merchant Mini App is served by the web processes).
+    routes: config.processRole === "worker" ? undefined : parts.routes,
     // The public port serves /metrics only to METRICS_TOKEN's bearer; Prometheus scrapes the listener below.
     ...(config.http.metrics.token
       ? { metrics: { registry: metrics.registry, token: config.http.metrics.token } }

@@ -1,3 +1,4 @@
+import type { ExtraRoutes } from "#src/http/server.js";
 import { rateAlertsFeature } from "./account/alerts/feature.ts";
 import { historyFeature } from "./account/history.ts";
 import { languageFeature } from "./account/language.ts";
@@ -48,7 +49,10 @@ export function allFeatures(_deps: BotDeps): Feature[] {
 }
 
 /** What the process gives the features to build their jobs and sinks from (the registry adds the rest). */
-export type FeatureHost = Pick<FeatureRuntime, "deps" | "telegram" | "languageOf" | "metrics" | "schedule">;
+export type FeatureHost = Pick<
+  FeatureRuntime,
+  "deps" | "telegram" | "languageOf" | "metrics" | "schedule" | "botToken"
+>;
 
 /** The features' jobs and sinks, collected once: what the process wiring starts, stops and feeds events to. */
 export interface FeatureWiring {
@@ -59,6 +63,8 @@ export interface FeatureWiring {
   onAlert: NonNullable<EventSinks["alert"]>;
   onPaymentLinkEvent(event: Parameters<NonNullable<EventSinks["paymentLink"]>>[0]): Promise<void>;
   approvalChanged: NonNullable<EventSinks["approvalChanged"]>;
+  /** Every feature's web routes, tried in the features' order. */
+  routes: ExtraRoutes;
   /** The reconciler's tick: the jobs scheduled "after each reconcile tick". */
   afterTick(): Promise<void>;
   /** The reconciler's recovery of status cards a lost delivery never sent. */
@@ -77,10 +83,12 @@ export function wireFeatures(features: Feature[], host: FeatureHost): FeatureWir
     opsChecks: () => sinks.flatMap((sink) => (sink.opsCheck ? [sink.opsCheck] : [])),
   };
   const jobs: Job[] = [];
+  const routes: ExtraRoutes[] = [];
   for (const feature of features) {
     const services = feature.services?.(runtime);
     jobs.push(...(services?.jobs ?? []));
     if (services?.sinks) sinks.push(services.sinks);
+    if (services?.routes) routes.push(services.routes);
   }
   const afterTick = jobs.filter((job) => job.afterTick);
   return {
@@ -93,6 +101,10 @@ export function wireFeatures(features: Feature[], host: FeatureHost): FeatureWir
       for (const sink of sinks) if (await sink.paymentLink?.(event)) return;
     },
     approvalChanged: runtime.approvalChanged,
+    routes: async (req, res, path) => {
+      for (const route of routes) if (await route(req, res, path)) return true;
+      return false;
+    },
     afterTick: async () => {
       for (const job of afterTick) await job.run();
     },

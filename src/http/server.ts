@@ -42,6 +42,9 @@ interface TelegramRoute {
   path?: string;
 }
 
+/** Tried before the 404: answers the request and resolves true, or leaves it alone and resolves false. */
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>;
+
 interface HttpServerOptions {
   logger: Logger;
   host?: string;
@@ -59,6 +62,8 @@ interface HttpServerOptions {
    */
   metrics?: { registry: Registry; token: string };
   telegram?: TelegramRoute;
+  /** More routes the composition passes in (e.g. the merchant Mini App); true when it answered the request. */
+  routes?: ExtraRoutes | undefined;
 }
 
 export interface HttpServer {
@@ -99,6 +104,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     if (path === "/healthz" && method === "GET") return sendJson(res, 200, { status: "ok" });
     if (path === "/readyz" && method === "GET") return ready(res);
     if (path === "/metrics" && method === "GET" && options.metrics) return metrics(req, res, options.metrics);
+    if (options.routes && (await options.routes(req, res, path))) return;
     sendJson(res, 404, { status: "error", message: "not found" });
   }
 

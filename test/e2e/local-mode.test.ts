@@ -65,6 +65,12 @@ describe("local mode (npm start with no configuration)", () => {
     type(bot, ":help");
     await bot.waitForLog(/:pay/);
 
+    // The Mini App's local address, signed in as the terminal's user, to open in a browser.
+    type(bot, ":miniapp");
+    await bot.waitForLog(
+      /Mini App \(open in a browser\): http:\/\/[\d.]+:\d+\/miniapp\/#tgWebAppData=\S*hash%3D[0-9a-f]{64}/,
+    );
+
     type(bot, ":quit");
     const exit = await bot.exited;
     expect(exit).toMatchObject({ code: 0 });

@@ -157,6 +157,7 @@ describe("treasury withdrawals", () => {
       languageOf: async () => "en",
       metrics: app.metrics,
       schedule: {},
+      botToken: "unused",
     });
     await ops.stack.redis.del(keys.alertCheckLock());
     await later.jobs.find((job) => job.name === "ops-checks")?.run();

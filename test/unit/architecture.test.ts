@@ -235,6 +235,8 @@ describe("architecture checkers, each on a planted violation", () => {
       'const open = "orders:open";',
       // biome-ignore lint/suspicious/noTemplateCurlyInString: planted source text, not a template
       "const line = t(`order:line.${kind}`);",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: planted source text, not a template
+      "const label = t(`order:${group}.${kind}`);",
       'const ask = t("order:ask");',
       'const joined = "order:" + orderId;',
       'import x from "order:thing";',
@@ -243,7 +245,7 @@ describe("architecture checkers, each on a planted violation", () => {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: planted source text, not a template
       "src/bot/x.ts:2 `order:${orderId}`",
       'src/bot/x.ts:3 "orders:open"',
-      'src/bot/x.ts:6 "order:"',
+      'src/bot/x.ts:7 "order:"',
     ]);
   });
 

@@ -2,6 +2,7 @@ import type { Api, Composer, Middleware } from "grammy";
 import type { BotContext, BotDeps, FlowExit } from "#src/bot/context.js";
 import type { AnyAlert } from "#src/bot/rules/alert-types.js";
 import type { OpsAlert, PaymentLinkEvent } from "#src/events/index.js";
+import type { ExtraRoutes } from "#src/http/server.js";
 import type { LanguageCode } from "#src/i18n/index.js";
 import type { Metrics } from "#src/metrics.js";
 import type { ApprovalRecord } from "#src/store/index.js";
@@ -36,11 +37,15 @@ export interface FeatureRuntime {
   opsChecks(): Array<{ name: string; run(): Promise<void> }>;
   /** Schedules the process overrides (tests run them faster). */
   schedule: { alertFlushMs?: number; rateAlertEveryMs?: number };
+  /** The bot's token: what Telegram signs a Mini App's init data with. */
+  botToken: string;
 }
 
 export interface FeatureServices {
   jobs?: Job[];
   sinks?: EventSinks;
+  /** Web routes the feature serves on the process's HTTP server (web processes only): e.g. the merchant Mini App. */
+  routes?: ExtraRoutes;
 }
 
 /**

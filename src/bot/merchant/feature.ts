@@ -3,6 +3,7 @@ import type { BotContext } from "#src/bot/context.js";
 import { enterFlow, FLOWS } from "#src/bot/flow/enter.js";
 import type { Feature } from "#src/bot/flow/feature.js";
 import { linkData } from "./callback-data.ts";
+import { miniAppRoutes } from "./dashboard/routes.ts";
 import { createMerchantFeed } from "./feed.ts";
 import { findOwnLink, showLinkDetails, showLinks } from "./links.ts";
 import { newlinkConversation } from "./newlink/conversation.ts";
@@ -70,14 +71,15 @@ export function merchantFeature(): Feature {
     composer,
     conversations: [newlinkConversation()],
     commands: { private: [...MERCHANT_COMMANDS] },
-    services: ({ deps, telegram, raise }) => {
+    services: ({ deps, telegram, raise, botToken }) => {
       // The merchant feed: a payment link's payments, told to its merchant.
       const feed = createMerchantFeed({ ...deps, telegram, alerts: { raise } });
       const paymentLink = async (event: Parameters<typeof feed>[0]) => {
         await feed(event);
         return false;
       };
-      return { sinks: { paymentLink } };
+      // The Mini App (its page and API) on the bot's own HTTP server.
+      return { sinks: { paymentLink }, routes: miniAppRoutes(deps, botToken) };
     },
   };
 }

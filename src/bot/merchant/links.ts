@@ -6,6 +6,7 @@ import { escapeHtml } from "#src/i18n/index.js";
 import { formatMoney, formatOpsTime } from "#src/money/index.js";
 import type { PaymentLinkRecord } from "#src/store/index.js";
 import { linkData } from "./callback-data.ts";
+import { offerMiniApp } from "./dashboard/button.ts";
 import { replyLinksChart } from "./links-chart.ts";
 
 /** /links and /link <ref>: the merchant's payment links and the orders of one of them. */
@@ -33,6 +34,7 @@ export async function showLinks(ctx: BotContext, merchantId: number): Promise<vo
       InlineKeyboard.text(`${index + 1}. ${link.name.slice(0, 40)}`, linkData.pack({ ref: link.ref })),
     ]),
   );
+  await offerMiniApp(ctx, keyboard);
   const more =
     total > links.length ? `\n\n${ctx.t("merchant:links.more", { count: total - links.length })}` : "";
   await ctx.reply(`${ctx.t("merchant:links.title", { count: total })}\n\n${lines.join("\n")}${more}`, {

@@ -1,3 +1,4 @@
+import { sign } from "@telegram-apps/init-data-node";
 import type { App } from "#src/app.js";
 import type { Sandbox } from "#src/standins/sandbox/index.js";
 import { startTelegramEmulator, type TelegramEmulator } from "./telegram-emulator/index.ts";
@@ -25,6 +26,7 @@ const LOCAL_HELP = [
   "  :invoice <sats>      make a Lightning invoice to paste into the chat (e.g. for a refund)",
   "  :address     make a signet bitcoin address to paste into /buy",
   "  :price <±percent>    move the bitcoin price (e.g. :price +5), then check rate alerts at once",
+  "  :miniapp     print the merchant Mini App's local address, signed in as you for an hour (merchants only)",
   "To see a payout fail after you pay (and get your sats back): send to an account or phone number",
   "ending in 999, e.g. GTBank 0123456999.",
 ];
@@ -48,6 +50,10 @@ export function attachTerminal(input: {
     localHelp: sandbox ? LOCAL_HELP : [],
     onQuit: input.onQuit,
     onLocalCommand: async (name, args, terminal) => {
+      if (name === "miniapp") {
+        terminal.print(`Mini App (open in a browser): ${miniAppLocalUrl(app, emulator, user.id)}`);
+        return true;
+      }
       if (!sandbox) return false;
       // Own names only: `:toString` is no command.
       const command = Object.hasOwn(SANDBOX_COMMANDS, name) ? SANDBOX_COMMANDS[name] : undefined;
@@ -64,6 +70,15 @@ export function attachTerminal(input: {
     "Local mode: this terminal is your Telegram chat with the bot. Type /start. (:help for local commands)",
   );
   return chat;
+}
+
+/**
+ * The Mini App on this machine with init data signed by the emulator's bot token, in the URL hash as Telegram passes
+ * it: a browser opens the page as the local user would in Telegram (valid for the hour Telegram's rule allows).
+ */
+function miniAppLocalUrl(app: App, emulator: TelegramEmulator, userId: number): string {
+  const initData = sign({ user: { ...LOCAL_USER, id: userId } } as never, emulator.token, new Date());
+  return `${app.httpUrl ?? ""}/miniapp/#tgWebAppData=${encodeURIComponent(initData)}&tgWebAppVersion=8.0`;
 }
 
 interface CommandContext {

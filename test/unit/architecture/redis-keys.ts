@@ -34,14 +34,17 @@ const KEYLIKE = /^[A-Za-z0-9_:-]*$/;
  */
 export function redisKeysBuilt(path: string, text: string, shapes: KeyShapes): string[] {
   const found: string[] = [];
-  const builtByTemplate = (head: string) =>
-    KEYLIKE.test(head) && shapes.prefixes.some((p) => head.startsWith(p));
+  // Every fixed part must read as a key (`merchant:${prefix}.${key}` is a translation key by its later dot).
+  const builtByTemplate = (node: ts.TemplateExpression) =>
+    [node.head.text, ...node.templateSpans.map((span) => span.literal.text)].every((part) =>
+      KEYLIKE.test(part),
+    ) && shapes.prefixes.some((p) => node.head.text.startsWith(p));
   const builtByString = (literal: string) =>
     shapes.fixed.includes(literal) || shapes.prefixes.includes(literal);
   walk(parse(path, text), (node) => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) return;
     const built = ts.isTemplateExpression(node)
-      ? builtByTemplate(node.head.text)
+      ? builtByTemplate(node)
       : (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && builtByString(node.text);
     if (built && !isModuleSpecifier(node)) {
       const { line } = node.getSourceFile().getLineAndCharacterOfPosition(node.getStart());

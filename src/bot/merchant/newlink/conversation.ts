@@ -11,7 +11,7 @@ import { escapeHtml } from "#src/i18n/index.js";
 import { formatMoney } from "#src/money/index.js";
 import { ask, askAddress, askAmount, askCallbackUrl, askLine, askSpeed } from "./prompts.ts";
 
-interface LinkDraft {
+export interface LinkDraft {
   name: string;
   description: string;
   amount: number;
@@ -22,7 +22,7 @@ interface LinkDraft {
   lightning: boolean;
 }
 
-type CreateOutcome =
+export type CreateOutcome =
   | { ok: true; ref: string; url: string }
   | { ok: false; kind: string; apiMessage: string | null; outcomeUnknown: boolean };
 
@@ -129,7 +129,7 @@ function summary(ctx: FlowContext, draft: LinkDraft): string {
 }
 
 /** Create the link once per confirm screen, remember it and its first order. JSON result (replayed from log). */
-async function createLink(
+export async function createLink(
   deps: BotDeps,
   merchantId: number,
   key: string,
