@@ -191,7 +191,15 @@ describe("merchant Mini App in a browser", () => {
       expect(await response.text()).toBe('{"error":"unauthorized"}');
     }
     expect((await get(good)).status).toBe(200);
+    // Approval gave Bola's chat the Mini App as its menu button; revoking takes it back to the command list.
+    const menuOf = (chatId: number) => ops.stack.app.bot.api.getChatMenuButton({ chat_id: chatId });
+    expect(await menuOf(8_602)).toEqual({
+      type: "web_app",
+      text: "📊 Open dashboard",
+      web_app: { url: "https://bot.example/miniapp/" },
+    });
     expect((await ask(ops.group, ops.ada, "/merchant revoke @bola_shop")).text).toBeTruthy();
+    expect(await menuOf(8_602)).toEqual({ type: "commands" });
     const revoked = await get(initData(8_602));
     expect(revoked.status).toBe(401);
     expect(await revoked.text()).not.toContain("b0000001");

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import type { BotDeps } from "#src/bot/context.js";
-import { miniAppRoutes, miniAppUrl } from "#src/bot/merchant/dashboard/routes.js";
+import { miniAppRoutes } from "#src/bot/merchant/dashboard/routes.js";
+import { miniAppUrl } from "#src/bot/rules/miniapp-menu.js";
 import type { Config } from "#src/config.js";
 
 /** Telegram opens Mini Apps over https only: production serves the page only behind an https PUBLIC_URL. */

@@ -1,4 +1,6 @@
+import { setMerchantMenuButton } from "#src/bot/rules/miniapp-menu.js";
 import { quoteInput } from "#src/i18n/index.js";
+import { languageResolver } from "#src/i18n/language-of.js";
 import type { CommandContext, OpsComposer } from "./command-tools.ts";
 import { findUser, replyHtml, userLabel } from "./command-tools.ts";
 
@@ -42,7 +44,16 @@ async function manageMerchant(ctx: CommandContext): Promise<void> {
     action: action === "approve" ? "merchant.approved" : "merchant.revoked",
     details: { userId: user.id },
   });
+  await merchantMenuButton(ctx, updated.id, action === "approve");
   await replyHtml(ctx, ctx.t(`admin:merchant.${action}d`, { user: userLabel(updated) }));
+}
+
+/** An approved merchant's chat menu opens the Mini App (in their own language); a revoked one's is the default. */
+async function merchantMenuButton(ctx: CommandContext, userId: number, approved: boolean): Promise<void> {
+  const { deps } = ctx;
+  const language = await languageResolver(deps.store.users, deps.accountLanguage)(userId);
+  const text = approved ? deps.translator.t(language)("merchant:miniapp.open_button") : undefined;
+  await setMerchantMenuButton({ ...deps, telegram: ctx.api }, userId, text);
 }
 
 async function listMerchants(ctx: CommandContext): Promise<void> {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { stringify } from "csv-stringify/sync";
 import type { BotDeps } from "#src/bot/context.js";
-import type { Config } from "#src/config.js";
+import { MINIAPP_PATH, miniAppUrl } from "#src/bot/rules/miniapp-menu.js";
 import { isSupportedLanguage, LANGUAGES } from "#src/i18n/index.js";
 import type { UserRecord } from "#src/store/index.js";
 import { merchantFor } from "./auth.ts";
@@ -9,13 +9,6 @@ import { createFromPage } from "./create.ts";
 import { PAGE_FILES } from "./page/files.ts";
 import { applyFilter, chart, MAX_LINKS, MAX_ROWS, parseFilter, toRow, totals } from "./view.ts";
 
-export const MINIAPP_PATH = "/miniapp";
-
-/** The Mini App's public address: Telegram opens web apps over https only, so there is none without an https PUBLIC_URL. */
-export function miniAppUrl(config: Config): string | undefined {
-  const base = config.http.publicUrl;
-  return base?.startsWith("https://") ? `${base.replace(/\/+$/, "")}${MINIAPP_PATH}/` : undefined;
-}
 const API = `${MINIAPP_PATH}/api`;
 const CSP =
   "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; connect-src 'self'; " +

@@ -38,6 +38,12 @@ interface PendingQuery {
 type NewEvent = ChatEvent extends infer E ? (E extends ChatEvent ? Omit<E, "seq" | "at"> : never) : never;
 
 /** The emulator's whole state: users, chats, messages, files, commands, callback queries. */
+/** A chat's menu button as the Bot API describes it. */
+export type MenuButton =
+  | { type: "commands" }
+  | { type: "default" }
+  | { type: "web_app"; text: string; web_app: { url: string } };
+
 export class World {
   readonly users = new Map<number, UserState>();
   readonly chats = new Map<number, ChatState>();
@@ -45,6 +51,8 @@ export class World {
   readonly queries = new Map<string, PendingQuery>();
   readonly inline = new InlineQueries();
   readonly commands = new Map<string, BotCommand[]>();
+  /** Each private chat's menu button (setChatMenuButton); absent: the bot's default, the command list. */
+  readonly menuButtons = new Map<number, MenuButton>();
   readonly texts = new Map<string, string>();
   private seq = 0;
 

@@ -2,7 +2,7 @@ import type { BotCommand, BotCommandScope, ChatMember, User } from "grammy/types
 import { badRequest, QUERY_TOO_OLD } from "#src/standins/local/telegram-emulator/errors.js";
 import type { Params } from "#src/standins/local/telegram-emulator/params.js";
 import type { MemberStatus } from "#src/standins/local/telegram-emulator/types.js";
-import type { ChatState, World } from "#src/standins/local/telegram-emulator/world.js";
+import type { ChatState, MenuButton, World } from "#src/standins/local/telegram-emulator/world.js";
 import type { Handler } from "./context.ts";
 
 const getMe: Handler = (_params, { world }) => ({
@@ -236,6 +236,26 @@ const getFile: Handler = (params, { world }) => {
 
 const accept: Handler = () => true;
 
+/** As Telegram checks it: a web_app button needs text and an https URL (the Mini App's rule); no chat = the bot's. */
+const setChatMenuButton: Handler = (params, { world }) => {
+  const button = params.json<MenuButton>("menu_button") ?? { type: "default" };
+  if (button.type === "web_app") {
+    if (typeof button.text !== "string" || button.text.length < 1 || button.text.length > 64)
+      throw badRequest("BUTTON_TEXT_INVALID");
+    if (!/^https:\/\//.test(button.web_app?.url ?? "")) throw badRequest("BUTTON_URL_INVALID");
+  } else if (button.type !== "commands" && button.type !== "default") {
+    throw badRequest("unsupported menu button type");
+  }
+  const chatId = params.has("chat_id") ? Number(params.chatId()) : 0;
+  if (button.type === "default") world.menuButtons.delete(chatId);
+  else world.menuButtons.set(chatId, button);
+  return true;
+};
+
+const getChatMenuButton: Handler = (params, { world }) =>
+  world.menuButtons.get(params.has("chat_id") ? Number(params.chatId()) : 0) ??
+  world.menuButtons.get(0) ?? { type: "commands" };
+
 export const metaMethods: Record<string, Handler> = {
   getMe,
   answerCallbackQuery,
@@ -248,8 +268,8 @@ export const metaMethods: Record<string, Handler> = {
   getMyShortDescription: textGetter("short_description", "short_description"),
   setMyName: textSetter("name", "name", 64),
   getMyName: textGetter("name", "name"),
-  setChatMenuButton: accept,
-  getChatMenuButton: () => ({ type: "commands" }),
+  setChatMenuButton,
+  getChatMenuButton,
   setMyDefaultAdministratorRights: accept,
   getChat,
   getChatMember,
