@@ -127,6 +127,22 @@ describe("merchant Mini App in a browser", () => {
     expect(rows[1]?.[4]).toMatch(/14,250/);
     expect(await page.textContent("#total-count")).toBe("3 (2)");
     expect(await page.content()).not.toContain("b0000001-0000-4000-8000-000000000001");
+    // The period the server applied (the last 30 days) is in the date inputs.
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    expect(await page.inputValue("#filter input[name=from]")).toBe(day(Date.now() - 29 * 86_400_000));
+    expect(await page.inputValue("#filter input[name=to]")).toBe(day(Date.now()));
+    // At 360 px every cell of a payment is on screen, and no total breaks inside its amount.
+    for (const box of await Promise.all(
+      (await page.locator("#rows tbody tr td").all()).map((td) => td.boundingBox()),
+    )) {
+      expect(box && box.x >= 0 && box.x + box.width <= 360).toBe(true);
+    }
+    const heights = await Promise.all(
+      ["#total-count", "#total-paid", "#total-sats"].map(
+        async (id) => (await page.locator(id).boundingBox())?.height,
+      ),
+    );
+    expect(new Set(heights).size).toBe(1);
     await page.close();
 
     await open(8_602);

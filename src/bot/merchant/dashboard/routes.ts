@@ -7,7 +7,7 @@ import type { UserRecord } from "#src/store/index.js";
 import { merchantFor } from "./auth.ts";
 import { createFromPage } from "./create.ts";
 import { PAGE_FILES } from "./page/files.ts";
-import { applyFilter, chart, MAX_LINKS, MAX_ROWS, parseFilter, toRow, totals } from "./view.ts";
+import { applyFilter, chart, MAX_LINKS, MAX_ROWS, parseFilter, periodOf, toRow, totals } from "./view.ts";
 
 const API = `${MINIAPP_PATH}/api`;
 const CSP =
@@ -79,6 +79,7 @@ async function api(
     const rows = shown.slice(0, MAX_ROWS).map((link) => toRow(link, t, locale));
     if (route === "/links.csv") return sendCsv(res, rows, t);
     return sendJson(res, 200, {
+      period: periodOf(filter),
       rows,
       truncated: shown.length > rows.length,
       totals: totals(shown, locale),

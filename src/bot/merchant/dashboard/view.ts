@@ -35,6 +35,12 @@ export function parseFilter(query: URLSearchParams, now: number): LinkFilter | u
   };
 }
 
+/** The days a filter covers (both inclusive), so the page can show the period the server applied. */
+export function periodOf(filter: LinkFilter): { from: string; to: string } {
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { from: day(filter.fromMs), to: day(filter.toMs - DAY_MS) };
+}
+
 export function applyFilter(links: PaymentLinkRecord[], filter: LinkFilter): PaymentLinkRecord[] {
   return links.filter((link) => {
     const at = Date.parse(link.createdAt);

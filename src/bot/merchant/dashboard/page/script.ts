@@ -38,13 +38,16 @@ export const APP_JS = `(function () {
     var td = document.createElement("td"); td.textContent = text; if (cls) td.className = cls; row.appendChild(td);
   }
   function render(data) {
+    var period = $("filter").elements;
+    period.namedItem("from").value = data.period.from; period.namedItem("to").value = data.period.to;
     $("total-count").textContent = data.totals.count + " (" + data.totals.paidCount + ")";
     $("total-paid").textContent = data.totals.paid;
     $("total-sats").textContent = data.totals.sats;
     var body = $("rows").tBodies[0]; body.textContent = "";
     data.rows.forEach(function (r) {
       var tr = document.createElement("tr"); tr.dataset.ref = r.ref;
-      cell(tr, r.date); cell(tr, r.name); cell(tr, r.statusText); cell(tr, r.amount); cell(tr, r.sats); cell(tr, r.ref, "ref");
+      cell(tr, r.date, "date"); cell(tr, r.name, "name"); cell(tr, r.statusText, "status");
+      cell(tr, r.amount, "amount"); cell(tr, r.sats, "sats"); cell(tr, r.ref, "ref");
       body.appendChild(tr);
     });
     $("empty").hidden = data.rows.length > 0; $("truncated").hidden = !data.truncated;
