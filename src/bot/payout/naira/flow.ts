@@ -1,5 +1,6 @@
+import type { BotDeps } from "#src/bot/context.js";
 import { describeApiError } from "#src/bot/flow/api-errors.js";
-import { type FlowIo, fromFailure } from "#src/bot/flow/flow-io.js";
+import { type FlowIo, fromFailure, type Outcome } from "#src/bot/flow/flow-io.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
@@ -11,7 +12,8 @@ import { type Allowance, allowanceFor, overLimitNotice } from "../allowance.ts";
 import { payoutAction, payoutConfirmData } from "../callback-data.ts";
 import { expiredQuoteKeyboard } from "../keyboards.ts";
 import { type Draft, methodWords } from "../prompts.ts";
-import { confirmOrder, quoteDeadlineMs } from "../quote-orders.ts";
+import { type ConfirmResult, confirmOrder, quoteDeadlineMs } from "../quote-orders.ts";
+import { type RequestRefusal, refusalText } from "../requests/refusals.ts";
 import { askNairaAmount } from "./amount.ts";
 import { nairaCardKeyboard, renderNairaCard } from "./card.ts";
 import { type NairaQuoteInput, nairaMinimum, nairaQuote } from "./quote.ts";
@@ -23,8 +25,9 @@ import { sendNairaStatus } from "./status.ts";
  * keeps its copy buttons and the one status card follows, which the events pipeline edits from then on.
  */
 export type NairaOutcome = "done" | "cancelled" | "lightning" | "change_recipient";
-type Back = { back: "amount"; notice: string };
+export type Back = { back: "amount"; notice: string };
 type Amount = NairaQuoteInput["amount"];
+type Confirmed = ConfirmResult | { ok: false; reason: "request"; refusal: RequestRefusal };
 
 interface Shown {
   order: OrderRecord;
@@ -37,22 +40,27 @@ export async function nairaPayout(
   io: FlowIo,
   draft: Draft,
   lightningMinimum: number | undefined,
+  firstNotice?: string,
 ): Promise<NairaOutcome> {
   const minimum = nairaMinimum(draft.country, lightningMinimum);
-  let notice: string | undefined;
+  let notice: string | undefined = firstNotice;
   let mode: Amount["currency"] | undefined;
   for (;;) {
     const answer = await askNairaAmount(io, draft, minimum, notice, mode);
     notice = undefined;
     if (typeof answer === "string") return answer;
     mode = answer.amount.currency;
-    const outcome = await quoteAndConfirm(io, draft, answer.amount, answer.key);
+    const outcome = await nairaQuoteAndConfirm(io, draft, answer.amount, answer.key);
     if (outcome === "done" || outcome === "cancelled") return outcome;
     notice = outcome.notice || undefined;
   }
 }
 
-async function quoteAndConfirm(
+/**
+ * The quote card and Confirm for an amount in the recipient's money or in naira: also how a money request or a
+ * repeat send is paid in naira, its amount already set.
+ */
+export async function nairaQuoteAndConfirm(
   io: FlowIo,
   draft: Draft,
   amount: Amount,
@@ -101,6 +109,7 @@ async function quoteStep(
       chatId: io.chatId,
       userId: io.userId,
       ...(draft.recipientId ? { recipientId: draft.recipientId } : {}),
+      ...(draft.requestId ? { requestId: draft.requestId } : {}),
       customerReference: customerReferenceFor(key),
       resolveFirst: false,
     }),
@@ -172,7 +181,11 @@ async function onCard(
 }
 
 /** Confirm: the order confirmed on the API's clock before its deadline, or the card turned into "expired". */
-async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done" | Back | undefined> {
+async function onConfirm(
+  io: FlowIo,
+  draft: Draft,
+  shown: Shown,
+): Promise<"done" | "cancelled" | Back | undefined> {
   const { t } = io;
   const { orderId } = shown.order;
   const now = await io.now();
@@ -184,10 +197,10 @@ async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done"
       return { back: "amount", notice: overLimitNotice(io, draft.country, fresh) };
     }
   }
-  const confirmed =
+  const confirmed: Outcome<Confirmed> =
     now < shown.deadlineMs
-      ? await io.call("confirm", (deps) => confirmOrder(deps, orderId, new Date(now).toISOString()))
-      : ({ ok: true, value: { ok: false, reason: "expired" } } as const);
+      ? await io.call("confirm", (deps) => confirmNaira(deps, draft, shown, now))
+      : { ok: true, value: { ok: false, reason: "expired" } };
   if (!confirmed.ok) {
     const text = describeApiError(fromFailure(confirmed.error), t).text;
     await io.show(
@@ -195,6 +208,12 @@ async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done"
       () => nairaCardKeyboard(shown.order, t),
     );
     return undefined;
+  }
+  if (!confirmed.value.ok && confirmed.value.reason === "request") {
+    const { refusal } = confirmed.value;
+    await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
+    await io.show(() => refusalText(t, refusal));
+    return "cancelled";
   }
   if (!confirmed.value.ok) {
     // Past its deadline (or already expired by the reconciler): its account must never be offered again.
@@ -213,6 +232,16 @@ async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done"
   );
   await sendNairaStatus(io, order);
   return "done";
+}
+
+/** The confirm itself (inside `io.call`): a money request held for this order first, then the order confirmed. */
+async function confirmNaira(deps: BotDeps, draft: Draft, shown: Shown, now: number): Promise<Confirmed> {
+  const { orderId } = shown.order;
+  if (draft.requestId) {
+    const claim = await deps.store.requests.claim(draft.requestId, orderId, shown.deadlineMs, now);
+    if (claim !== "ok") return { ok: false, reason: "request", refusal: claim };
+  }
+  return confirmOrder(deps, orderId, new Date(now).toISOString());
 }
 
 async function currentAllowance(io: FlowIo, draft: Draft, except?: string): Promise<Allowance | undefined> {
