@@ -1,6 +1,6 @@
 import type { BotDeps } from "#src/bot/context.js";
 import { describeApiError } from "#src/bot/flow/api-errors.js";
-import { type FlowIo, fromFailure, type Outcome } from "#src/bot/flow/flow-io.js";
+import { type ApiFailure, type FlowIo, fromFailure, type Outcome } from "#src/bot/flow/flow-io.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
@@ -10,8 +10,8 @@ import { formatCancelTime, formatExpiryTime, requoteCallbackData } from "#src/or
 import type { OrderRecord } from "#src/store/index.js";
 import { type Allowance, allowanceFor, overLimitNotice } from "../allowance.ts";
 import { payoutAction, payoutConfirmData } from "../callback-data.ts";
-import { expiredQuoteKeyboard } from "../keyboards.ts";
-import { type Draft, methodWords } from "../prompts.ts";
+import { actionsKeyboard, expiredQuoteKeyboard } from "../keyboards.ts";
+import { askButton, type Draft, methodWords } from "../prompts.ts";
 import { type ConfirmResult, confirmOrder, quoteDeadlineMs } from "../quote-orders.ts";
 import { type RequestRefusal, refusalText } from "../requests/refusals.ts";
 import { askNairaAmount } from "./amount.ts";
@@ -27,6 +27,10 @@ import { sendNairaStatus } from "./status.ts";
 export type NairaOutcome = "done" | "cancelled" | "lightning" | "change_recipient";
 export type Back = { back: "amount"; notice: string };
 type Amount = NairaQuoteInput["amount"];
+interface Attempt {
+  reference: string;
+  resolveFirst: boolean;
+}
 type Confirmed = ConfirmResult | { ok: false; reason: "request"; refusal: RequestRefusal };
 
 interface Shown {
@@ -68,18 +72,45 @@ export async function nairaQuoteAndConfirm(
 ): Promise<"done" | "cancelled" | Back> {
   let key: string | undefined = firstKey;
   let shown: Shown | undefined;
+  // One user action, one reference at the API: "Try again" keeps it and reads the API first (adopting a quote the
+  // lost answer did make); Refresh or "New quote" starts a new one.
+  const attempt: Attempt = { reference: customerReferenceFor(firstKey), resolveFirst: false };
   for (;;) {
     if (key !== undefined) {
-      const quoted = await quoteStep(io, draft, amount, key);
+      const quoted = await quoteStep(io, draft, amount, key, attempt);
       key = undefined;
+      if (typeof quoted === "object" && "retry" in quoted) {
+        [key, attempt.resolveFirst] = [quoted.retry, true];
+        continue;
+      }
+      attempt.resolveFirst = false;
       if (typeof quoted === "string" || "back" in quoted) return quoted;
       shown = quoted;
     }
     if (!shown) return { back: "amount", notice: "" } satisfies Back;
     const pressed = await onCard(io, draft, shown);
     if (typeof pressed === "object" || pressed === "done" || pressed === "cancelled") return pressed;
-    if (pressed !== undefined) key = pressed.slice("key:".length);
+    if (pressed !== undefined) {
+      key = pressed.slice("key:".length);
+      attempt.reference = customerReferenceFor(key);
+    }
   }
+}
+
+/** A quote whose answer failed: back to the amount, or "Try again" (`retry`: the press, the next quote's key). */
+async function onQuoteFailure(io: FlowIo, error: ApiFailure): Promise<Back | { retry: string }> {
+  const { t } = io;
+  if (/amount too small/i.test(error.apiMessage ?? "")) {
+    return { back: "amount", notice: t("payout:amount.error.too_small_api") };
+  }
+  const described = describeApiError(fromFailure(error), t);
+  if (!described.retryable) return { back: "amount", notice: described.text };
+  // Still unknown after reading the API back: say so; the retry reads again before it would quote anew.
+  const text = error.outcomeUnknown ? t("safety:quote.uncertain") : described.text;
+  await io.show(text, () => actionsKeyboard(t, ["retry", "change_amount"]));
+  const { data, queryId } = await askButton(io);
+  if (data === payoutAction("change_amount")) return { back: "amount", notice: "" };
+  return { retry: queryId };
 }
 
 /** One quote under `key`: its card shown, or the user sent back to the amount (a limit, an error). */
@@ -88,7 +119,8 @@ async function quoteStep(
   draft: Draft,
   amount: Amount,
   key: string,
-): Promise<Shown | Back | "cancelled"> {
+  attempt: Attempt,
+): Promise<Shown | Back | "cancelled" | { retry: string }> {
   const { t } = io;
   const pause = await io.conversation.external(() => quotesPaused(io.deps, draft.country));
   if (pause.paused) {
@@ -110,16 +142,11 @@ async function quoteStep(
       userId: io.userId,
       ...(draft.recipientId ? { recipientId: draft.recipientId } : {}),
       ...(draft.requestId ? { requestId: draft.requestId } : {}),
-      customerReference: customerReferenceFor(key),
-      resolveFirst: false,
+      customerReference: attempt.reference,
+      resolveFirst: attempt.resolveFirst,
     }),
   );
-  if (!result.ok) {
-    if (/amount too small/i.test(result.error.apiMessage ?? "")) {
-      return { back: "amount", notice: t("payout:amount.error.too_small_api") };
-    }
-    return { back: "amount", notice: describeApiError(fromFailure(result.error), t).text };
-  }
+  if (!result.ok) return onQuoteFailure(io, result.error);
   if ("refused" in result.value) {
     const { retryAtMs } = result.value;
     await io.show(() => quoteBudgetText(t, io.locale, draft.country, retryAtMs), mainMenuKeyboard(t));
