@@ -143,6 +143,13 @@ describe("payout paid in naira by bank transfer", () => {
     expect(receipt.text).toMatch(/₦1 = KSh 0\.\d+ · KSh 1 = ₦\d+\.\d\d/);
     await user.send("/history");
     expect((await user.nextMessage({ match: /→/ })).text).toContain(`${paid} → KSh 1,500.00`);
+
+    // Repeating it repeats what the recipient got, paid in naira again until the payer chooses otherwise.
+    const offer = await user.nextMessage({ match: /Send this again on a schedule/ });
+    await pressAndEdit(user, offer, /Every month/, /Repeat send set up/);
+    expect(await stack.app.store.repeats.list(user.id)).toMatchObject([
+      { amount: { amount: 150_000, currency: "KESCENT" }, payWith: "naira" },
+    ]);
   });
 
   it("South Africa: 50 rand at least; the amount in rand, paid in naira, delivered to the bank", async () => {
