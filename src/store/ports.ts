@@ -25,7 +25,7 @@ export const PRODUCT_PORTS = {
     "users",
   ],
   refund: ["alerts", "approvals", "audit", "orders", "refunds", "users"],
-  payout: ["once", "orders", "quoteBudget", "recipients", "requests", "settings"],
+  payout: ["once", "orders", "quoteBudget", "recipients", "repeats", "requests", "settings"],
 } as const satisfies Record<string, readonly (keyof Store)[]>;
 
 /** What a product of src/bot may use of the store. */

@@ -33,6 +33,8 @@ const repeatSchema = z.object({
   createdAt: z.string(),
   /** The last occurrence a card was sent for, and that card. */
   lastCard: z.object({ n: z.number().int(), messageId: z.number().int().optional() }).optional(),
+  /** How the user last paid it (a Kenyan, South African or Ghanaian one may be paid in naira); Lightning unset. */
+  payWith: z.enum(["lightning", "naira"]).optional(),
 });
 export type Repeat = z.infer<typeof repeatSchema>;
 
@@ -146,6 +148,17 @@ export class RepeatRepository {
       if (await this.replace(snapshot, changed.repeat, changed.dueAt)) return changed.repeat;
     }
     throw new Error(`repeat ${id} kept changing; not updated`);
+  }
+
+  /** Remember how the user paid this repeat, its schedule untouched (the due job's own write wins a race). */
+  async rememberPayMethod(id: string, userId: number, payWith: "lightning" | "naira"): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const snapshot = await this.read(id);
+      if (!snapshot || snapshot.repeat.userId !== userId || snapshot.repeat.payWith === payWith) return;
+      const score = await this.redis.zscore(keys.repeatsDue(), id);
+      const dueAt = score === null ? undefined : Number(score);
+      if (await this.replace(snapshot, { ...snapshot.repeat, payWith }, dueAt)) return;
+    }
   }
 
   async remove(repeat: Pick<Repeat, "id" | "userId">): Promise<boolean> {

@@ -13,9 +13,13 @@ import type { OrderRepository } from "./orders.ts";
  * give. Cost: one ZRANGEBYSCORE page plus one MGET per 500 orders of the last 30 days, in bounded memory — fine
  * for an ops command. If volumes grow past that, per-day hashes updated on transition are the next step.
  */
+/** How an order was paid for: bitcoin over Lightning, or a naira bank transfer (an NGN-funded payout). */
+export type Funding = "lightning" | "naira";
+
 interface CorridorVolume {
   corridor: OrderRecord["corridor"];
   kind: OrderRecord["kind"];
+  funding: Funding;
   orders: number;
   completed: number;
   /** Sums over completed orders, per currency code, in minor units. */
@@ -29,12 +33,15 @@ export interface WindowStats {
   orders: number;
   byStage: Record<OrderStage, number>;
   corridors: CorridorVolume[];
+  /** Naira-funded payouts over every corridor: their count, the completed ones and the kobo they paid in. */
+  naira: { orders: number; completed: number; paidKobo: number };
 }
 
 /** Orders of one corridor and kind per day (index 0 = the first day), for the /stats chart. */
 export interface DailyCorridor {
   corridor: OrderRecord["corridor"];
   kind: OrderRecord["kind"];
+  funding: Funding;
   completed: number[];
   failed: number[];
   /** Sums over the completed orders, per currency code, in minor units. */
@@ -44,6 +51,21 @@ export interface DailyCorridor {
 
 const PAGE = 500;
 const DAY_MS = 24 * 3600 * 1000;
+
+/** The same test as isNairaFunded (src/orders/naira.ts): a payout paid in kobo was paid by bank transfer. */
+function fundingOf(order: OrderRecord): Funding {
+  return order.kind === "payout" && order.pay.currency === "NGNKOBO" ? "naira" : "lightning";
+}
+
+function sameGroup(entry: { corridor: string; kind: string; funding: Funding }, order: OrderRecord): boolean {
+  return entry.corridor === order.corridor && entry.kind === order.kind && entry.funding === fundingOf(order);
+}
+
+function byGroup(a: CorridorVolume | DailyCorridor, b: CorridorVolume | DailyCorridor): number {
+  return (
+    a.corridor.localeCompare(b.corridor) || a.kind.localeCompare(b.kind) || a.funding.localeCompare(b.funding)
+  );
+}
 
 function emptyStages(): Record<OrderStage, number> {
   return Object.fromEntries(ORDER_STAGES.map((stage) => [stage, 0])) as Record<OrderStage, number>;
@@ -69,15 +91,14 @@ export class StatsRepository {
       orders: 0,
       byStage: emptyStages(),
       corridors: [],
+      naira: { orders: 0, completed: 0, paidKobo: 0 },
     }));
     const earliest = Math.min(...windows.map((window) => window.since));
     await scanOrders(this.redis, this.orders, earliest, until, (order) => {
       const created = Date.parse(order.createdAt);
       for (const window of results) if (created >= window.since && created <= until) count(window, order);
     });
-    for (const window of results) {
-      window.corridors.sort((a, b) => a.corridor.localeCompare(b.corridor) || a.kind.localeCompare(b.kind));
-    }
+    for (const window of results) window.corridors.sort(byGroup);
     return results;
   }
 
@@ -90,11 +111,12 @@ export class StatsRepository {
     await scanOrders(this.redis, this.orders, since, since + days * DAY_MS - 1, (order) => {
       const day = Math.floor((Date.parse(order.createdAt) - since) / DAY_MS);
       if (day < 0 || day >= days || (order.stage !== "completed" && order.stage !== "failed")) return;
-      let entry = corridors.find((item) => item.corridor === order.corridor && item.kind === order.kind);
+      let entry = corridors.find((item) => sameGroup(item, order));
       if (!entry) {
         entry = {
           corridor: order.corridor,
           kind: order.kind,
+          funding: fundingOf(order),
           completed: new Array<number>(days).fill(0),
           failed: new Array<number>(days).fill(0),
           paid: {},
@@ -110,7 +132,7 @@ export class StatsRepository {
       add(entry.paid, order.pay.currency, order.pay.amount);
       add(entry.received, order.receive.currency, order.receive.amount);
     });
-    return corridors.sort((a, b) => a.corridor.localeCompare(b.corridor) || a.kind.localeCompare(b.kind));
+    return corridors.sort(byGroup);
   }
 }
 
@@ -134,16 +156,23 @@ async function scanOrders(
 function count(window: WindowStats, order: OrderRecord): void {
   window.orders += 1;
   window.byStage[order.stage] += 1;
-  let volume = window.corridors.find(
-    (entry) => entry.corridor === order.corridor && entry.kind === order.kind,
-  );
+  const funding = fundingOf(order);
+  let volume = window.corridors.find((entry) => sameGroup(entry, order));
   if (!volume) {
-    volume = { corridor: order.corridor, kind: order.kind, orders: 0, completed: 0, paid: {}, received: {} };
+    const { corridor, kind } = order;
+    volume = { corridor, kind, funding, orders: 0, completed: 0, paid: {}, received: {} };
     window.corridors.push(volume);
   }
   volume.orders += 1;
+  if (funding === "naira") window.naira.orders += 1;
   if (order.stage !== "completed") return;
   volume.completed += 1;
+  if (funding === "naira") {
+    window.naira.completed += 1;
+    const paidKobo = window.naira.paidKobo + order.pay.amount;
+    if (!Number.isSafeInteger(paidKobo)) throw new RangeError("naira volume is too large to add exactly");
+    window.naira.paidKobo = paidKobo;
+  }
   add(volume.paid, order.pay.currency, order.pay.amount);
   add(volume.received, order.receive.currency, order.receive.amount);
 }

@@ -225,6 +225,19 @@ describe("local mode (npm start with no configuration)", () => {
     }
     await bot.waitForLog(/Your naira arrived for order/, { timeoutMs: 30_000 });
     await bot.waitForLog(/🎉 KSh 1,500\.00 delivered to M-Pesa ••0000/, { timeoutMs: 30_000 });
+    // docs/local-mode-transcript.md shows this very session: its buttons and its fixed lines, in this order (the
+    // account, the code, the order number and the times are fresh on every run).
+    const fixed = (line: string) =>
+      /^\[\d\] |How will you pay\?|Transfer exactly|Recipient gets|Your rate|Waiting for your transfer|Naira received|Completed$|was delivered to/.test(
+        line,
+      );
+    const transcript = readFileSync("docs/local-mode-transcript.md", "utf8");
+    const section = transcript.slice(transcript.indexOf("## A send to Kenya paid in naira"));
+    const from = (lines: string[]) => lines.slice(lines.findIndex((line) => /Where does it go\?/.test(line)));
+    const documented = from(section.split("\n").map((line) => line.trim())).filter(fixed);
+    const live = from(bot.lines.map((line) => line.raw.trim())).filter(fixed);
+    expect(documented.length).toBeGreaterThan(20);
+    expect(live.slice(0, documented.length)).toEqual(documented);
     type(bot, ":quit");
     expect(await bot.exited).toMatchObject({ code: 0 });
   }, 90_000);

@@ -37,6 +37,12 @@ async function requestCardOf(user: UserDriver): Promise<Message> {
   return card;
 }
 
+/** A Kenyan request may be paid either way: "How will you pay?" first, then ⚡ to the Lightning quote card. */
+async function lightningQuote(user: UserDriver): Promise<Message> {
+  const choice = await user.nextMessage({ match: /How will you pay\?/ });
+  return pressAndEdit(user, choice, "✅ ⚡ Bitcoin (Lightning)", /Your quote/);
+}
+
 async function press(user: UserDriver, message: Message, data: string): Promise<Message> {
   await (await user.press(message, { data })).answer();
   return user.nextEdit(message);
@@ -117,7 +123,7 @@ describe("money requests", () => {
     expect(intro.text).toContain(
       "Jane Wanjiku asks for KSh 1,500.00, paid out to M-Pesa ••0000 · Jane Wanjiku",
     );
-    const quote = await bola.nextMessage({ match: /Your quote/ });
+    const quote = await lightningQuote(bola);
     expect(quote.text).toContain("Recipient gets: KSh 1,500.00");
     const { invoice, status } = await confirmQuote(bola, quote);
     const orderId = (await stack.app.store.orders.listForUser(7402, 0, 1)).orders[0]?.orderId ?? "";
@@ -169,10 +175,10 @@ describe("money requests", () => {
     const second = stack.tg.user({ id: 7413, first_name: "Efua" });
     await first.openLink(link);
     await first.nextMessage({ match: /Money request/ });
-    const firstQuote = await first.nextMessage({ match: /Your quote/ });
+    const firstQuote = await lightningQuote(first);
     await second.openLink(link);
     await second.nextMessage({ match: /Money request/ });
-    const secondQuote = await second.nextMessage({ match: /Your quote/ });
+    const secondQuote = await lightningQuote(second);
     await confirmQuote(first, firstQuote);
     await (await second.press(secondQuote, /Confirm/)).answer();
     const refused = await second.nextEdit(secondQuote, { match: /Someone is paying/ });
@@ -255,7 +261,7 @@ describe("money requests", () => {
 
     await payer.openLink(url ?? "");
     await payer.nextMessage({ match: /Njeri Mwangi asks for KSh 1,200.00/ });
-    await payer.nextMessage({ match: /Your quote/ });
+    await lightningQuote(payer);
 
     // The inline answer's "new request" button opens the request flow.
     await payer.openLink(`https://t.me/${stack.tg.bot.username}?start=request`);
@@ -353,7 +359,7 @@ describe("money requests", () => {
 
     await payer.openLink(link);
     await payer.nextMessage({ match: /Money request/ });
-    const quote = await payer.nextMessage({ match: /Your quote/ });
+    const quote = await lightningQuote(payer);
     const { invoice, status } = await confirmQuote(payer, quote);
     await (await payer.press(invoice, /Simulate/)).answer();
     await payer.nextEdit(status, { match: /Completed/ });

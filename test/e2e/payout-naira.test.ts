@@ -143,6 +143,13 @@ describe("payout paid in naira by bank transfer", () => {
     expect(receipt.text).toMatch(/₦1 = KSh 0\.\d+ · KSh 1 = ₦\d+\.\d\d/);
     await user.send("/history");
     expect((await user.nextMessage({ match: /→/ })).text).toContain(`${paid} → KSh 1,500.00`);
+
+    // Repeating it repeats what the recipient got, paid in naira again until the payer chooses otherwise.
+    const offer = await user.nextMessage({ match: /Send this again on a schedule/ });
+    await pressAndEdit(user, offer, /Every month/, /Repeat send set up/);
+    expect(await stack.app.store.repeats.list(user.id)).toMatchObject([
+      { amount: { amount: 150_000, currency: "KESCENT" }, payWith: "naira" },
+    ]);
   });
 
   it("South Africa: 50 rand at least; the amount in rand, paid in naira, delivered to the bank", async () => {
@@ -235,6 +242,41 @@ describe("payout paid in naira by bank transfer", () => {
       expect(card.text).toContain("Daily limit: GH₵ 50.00 left of GH₵ 100.00 after this payout");
     } finally {
       await stack.app.store.settings.setDailyLimit("GH", undefined);
+    }
+  });
+
+  it("a naira quote whose answer is lost: Try again reads the API back and adopts that quote, never a second", async () => {
+    const fault = (body?: Record<string, unknown>) =>
+      fetch(`${stack.sandbox.origin}/_sandbox/faults`, {
+        method: body ? "POST" : "DELETE",
+        headers: { "content-type": "application/json" },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    const user = stack.tg.user({ id: 7606, first_name: "Funke" });
+    await chooseNaira(user, await kenyaAmount(user));
+    await fault({ endpoint: "POST /quote", mode: "500-after" });
+    await fault({ endpoint: "GET /order/all", mode: "500", times: 1_000 });
+    const before = stack.sandbox.state.quotes.size;
+    try {
+      const problem = await typeAndRead(user, "1,500", /could not confirm whether your quote was created/);
+      expect(buttons(problem)).toEqual(["🔄 Try again", "✏️ Change amount", "❌ Cancel"]);
+      expect(stack.sandbox.state.quotes.size - before).toBe(1);
+
+      // Still unreadable: the same honest answer stays, and nothing new at the API.
+      await (await user.press(problem, /Try again/)).answer();
+      await stack.tg.idle();
+      expect(user.message(problem.message_id)?.text).toMatch(
+        /could not confirm whether your quote was created/,
+      );
+      expect(stack.sandbox.state.quotes.size - before).toBe(1);
+
+      await fault();
+      const card = await pressAndEdit(user, problem, /Try again/, /Your quote/);
+      const { quote } = await checkCard(card, before);
+      expect(quote.customerReference).toMatch(/^tg-/);
+      expect(card.text).toContain("Recipient gets: KSh 1,500.00");
+    } finally {
+      await fault();
     }
   });
 });

@@ -33,7 +33,7 @@ function windowBlock(ctx: BotContext, window: WindowStats): string {
   const corridors = window.corridors.map((volume) =>
     ctx.t("admin:stats.corridor", {
       corridor: volume.corridor,
-      kind: ctx.t(`admin:stats.kind.${volume.kind}`),
+      kind: ctx.t(`admin:stats.kind.${volume.funding === "naira" ? "payout_naira" : volume.kind}`),
       orders: volume.orders,
       completed: volume.completed,
       paid: money(ctx, volume.paid),
@@ -44,6 +44,15 @@ function windowBlock(ctx: BotContext, window: WindowStats): string {
     ctx.t("admin:stats.window", { name: ctx.t(`admin:stats.windows.${window.name}`), orders: window.orders }),
     stages || ctx.t("admin:stats.no_orders"),
     ...corridors,
+    ...(window.naira.orders > 0
+      ? [
+          ctx.t("admin:stats.naira", {
+            orders: window.naira.orders,
+            completed: window.naira.completed,
+            paid: escapeHtml(formatMoney(window.naira.paidKobo, "NGNKOBO", ctx.locale)),
+          }),
+        ]
+      : []),
   ].join("\n");
 }
 

@@ -17,7 +17,9 @@ const total = (values: readonly number[]) => values.reduce((sum, value) => sum +
 export async function replyStatsChart(ctx: BotContext, now: number): Promise<void> {
   const { since, labels } = chartDays(now, ctx.locale);
   const corridors = await ctx.deps.store.stats.dailyOrders(since, CHART_DAYS);
-  const label = (entry: DailyCorridor) => `${entry.corridor} ${ctx.t(`admin:stats.kind.${entry.kind}`)}`;
+  // Naira-funded payouts are their own series: ops see how much of the volume came in by bank transfer.
+  const kind = (entry: DailyCorridor) => (entry.funding === "naira" ? "payout_naira" : entry.kind);
+  const label = (entry: DailyCorridor) => `${entry.corridor} ${ctx.t(`admin:stats.kind.${kind(entry)}`)}`;
   const failed = labels.map((_, day) => total(corridors.map((entry) => entry.failed[day] ?? 0)));
   const lines = corridors.map((entry) =>
     ctx.t("admin:chart.line", {

@@ -64,9 +64,10 @@ export async function askAmount(
     return io.show(text, keyboard);
   };
 
-  const opened = naira && startIn === "NGNKOBO" ? await viaNaira(naira, io, draft, minimum) : undefined;
+  const inNaira = naira && startIn === "NGNKOBO";
+  const opened = inNaira ? await viaNaira(naira, io, draft, minimum, notice) : undefined;
   if (opened) return opened;
-  await screen(notice);
+  await screen(inNaira ? undefined : notice);
   for (;;) {
     const answer = await io.ask({ text: true, hint: () => t("payout:hint.text") });
     if (answer.kind === "button") {
@@ -103,8 +104,9 @@ async function viaNaira(
   io: FlowIo,
   draft: Draft,
   minimum: number | undefined,
+  notice?: string,
 ): Promise<"ended" | "change_recipient" | undefined> {
-  const after = await step(io, draft, minimum);
+  const after = await step(io, draft, minimum, notice);
   return after === "lightning" ? undefined : after === "change_recipient" ? after : "ended";
 }
 

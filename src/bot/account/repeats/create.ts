@@ -21,6 +21,7 @@ export async function createRepeat(
   recipient: Recipient,
   cadence: Cadence,
   amount: { amount: number; currency: string },
+  payWith?: Repeat["payWith"],
 ): Promise<{ repeat: Repeat; created: boolean }> {
   const { deps } = ctx;
   const now = deps.now();
@@ -38,6 +39,7 @@ export async function createRepeat(
       cadence,
       anchor,
       clock,
+      ...(payWith ? { payWith } : {}),
     },
     first,
     new Date(now).toISOString(),

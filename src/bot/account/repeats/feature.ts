@@ -115,9 +115,10 @@ async function onNewRepeat(ctx: CallbackContext): Promise<void> {
       label: order.recipientLabel,
       details: order.beneficiary,
     });
-    // Repeats are paid over Lightning: a naira-funded order repeats what its recipient got.
-    const amount = isNairaFunded(order) ? order.receive : (order.asked ?? order.receive);
-    const result = await createRepeat(ctx, recipient, cadence, amount);
+    // A naira-funded order repeats what its recipient got, paid in naira again until the payer chooses otherwise.
+    const naira = isNairaFunded(order);
+    const amount = naira ? order.receive : (order.asked ?? order.receive);
+    const result = await createRepeat(ctx, recipient, cadence, amount, naira ? "naira" : undefined);
     await ctx.answerCallbackQuery({
       text: ctx.t(result.created ? "repeats:toast.created" : "repeats:toast.exists"),
     });
@@ -218,6 +219,7 @@ async function quoteRepeat(ctx: CallbackContext, found: Repeat, where: RepeatPre
     recipientToken: recipient.token,
     amount: { minor: found.amount.amount, currency },
     quoteKey: ctx.callbackQuery.id,
+    repeatId: found.id,
   });
 }
 

@@ -1,5 +1,6 @@
+import type { BotDeps } from "#src/bot/context.js";
 import { describeApiError } from "#src/bot/flow/api-errors.js";
-import { type FlowIo, fromFailure } from "#src/bot/flow/flow-io.js";
+import { type ApiFailure, type FlowIo, fromFailure, type Outcome } from "#src/bot/flow/flow-io.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
@@ -9,9 +10,10 @@ import { formatCancelTime, formatExpiryTime, requoteCallbackData } from "#src/or
 import type { OrderRecord } from "#src/store/index.js";
 import { type Allowance, allowanceFor, overLimitNotice } from "../allowance.ts";
 import { payoutAction, payoutConfirmData } from "../callback-data.ts";
-import { expiredQuoteKeyboard } from "../keyboards.ts";
-import { type Draft, methodWords } from "../prompts.ts";
-import { confirmOrder, quoteDeadlineMs } from "../quote-orders.ts";
+import { actionsKeyboard, expiredQuoteKeyboard } from "../keyboards.ts";
+import { askButton, type Draft, methodWords } from "../prompts.ts";
+import { type ConfirmResult, confirmOrder, quoteDeadlineMs } from "../quote-orders.ts";
+import { type RequestRefusal, refusalText } from "../requests/refusals.ts";
 import { askNairaAmount } from "./amount.ts";
 import { nairaCardKeyboard, renderNairaCard } from "./card.ts";
 import { type NairaQuoteInput, nairaMinimum, nairaQuote } from "./quote.ts";
@@ -23,8 +25,13 @@ import { sendNairaStatus } from "./status.ts";
  * keeps its copy buttons and the one status card follows, which the events pipeline edits from then on.
  */
 export type NairaOutcome = "done" | "cancelled" | "lightning" | "change_recipient";
-type Back = { back: "amount"; notice: string };
+export type Back = { back: "amount"; notice: string };
 type Amount = NairaQuoteInput["amount"];
+interface Attempt {
+  reference: string;
+  resolveFirst: boolean;
+}
+type Confirmed = ConfirmResult | { ok: false; reason: "request"; refusal: RequestRefusal };
 
 interface Shown {
   order: OrderRecord;
@@ -37,22 +44,27 @@ export async function nairaPayout(
   io: FlowIo,
   draft: Draft,
   lightningMinimum: number | undefined,
+  firstNotice?: string,
 ): Promise<NairaOutcome> {
   const minimum = nairaMinimum(draft.country, lightningMinimum);
-  let notice: string | undefined;
+  let notice: string | undefined = firstNotice;
   let mode: Amount["currency"] | undefined;
   for (;;) {
     const answer = await askNairaAmount(io, draft, minimum, notice, mode);
     notice = undefined;
     if (typeof answer === "string") return answer;
     mode = answer.amount.currency;
-    const outcome = await quoteAndConfirm(io, draft, answer.amount, answer.key);
+    const outcome = await nairaQuoteAndConfirm(io, draft, answer.amount, answer.key);
     if (outcome === "done" || outcome === "cancelled") return outcome;
     notice = outcome.notice || undefined;
   }
 }
 
-async function quoteAndConfirm(
+/**
+ * The quote card and Confirm for an amount in the recipient's money or in naira: also how a money request or a
+ * repeat send is paid in naira, its amount already set.
+ */
+export async function nairaQuoteAndConfirm(
   io: FlowIo,
   draft: Draft,
   amount: Amount,
@@ -60,18 +72,45 @@ async function quoteAndConfirm(
 ): Promise<"done" | "cancelled" | Back> {
   let key: string | undefined = firstKey;
   let shown: Shown | undefined;
+  // One user action, one reference at the API: "Try again" keeps it and reads the API first (adopting a quote the
+  // lost answer did make); Refresh or "New quote" starts a new one.
+  const attempt: Attempt = { reference: customerReferenceFor(firstKey), resolveFirst: false };
   for (;;) {
     if (key !== undefined) {
-      const quoted = await quoteStep(io, draft, amount, key);
+      const quoted = await quoteStep(io, draft, amount, key, attempt);
       key = undefined;
+      if (typeof quoted === "object" && "retry" in quoted) {
+        [key, attempt.resolveFirst] = [quoted.retry, true];
+        continue;
+      }
+      attempt.resolveFirst = false;
       if (typeof quoted === "string" || "back" in quoted) return quoted;
       shown = quoted;
     }
     if (!shown) return { back: "amount", notice: "" } satisfies Back;
     const pressed = await onCard(io, draft, shown);
     if (typeof pressed === "object" || pressed === "done" || pressed === "cancelled") return pressed;
-    if (pressed !== undefined) key = pressed.slice("key:".length);
+    if (pressed !== undefined) {
+      key = pressed.slice("key:".length);
+      attempt.reference = customerReferenceFor(key);
+    }
   }
+}
+
+/** A quote whose answer failed: back to the amount, or "Try again" (`retry`: the press, the next quote's key). */
+async function onQuoteFailure(io: FlowIo, error: ApiFailure): Promise<Back | { retry: string }> {
+  const { t } = io;
+  if (/amount too small/i.test(error.apiMessage ?? "")) {
+    return { back: "amount", notice: t("payout:amount.error.too_small_api") };
+  }
+  const described = describeApiError(fromFailure(error), t);
+  if (!described.retryable) return { back: "amount", notice: described.text };
+  // Still unknown after reading the API back: say so; the retry reads again before it would quote anew.
+  const text = error.outcomeUnknown ? t("safety:quote.uncertain") : described.text;
+  await io.show(text, () => actionsKeyboard(t, ["retry", "change_amount"]));
+  const { data, queryId } = await askButton(io);
+  if (data === payoutAction("change_amount")) return { back: "amount", notice: "" };
+  return { retry: queryId };
 }
 
 /** One quote under `key`: its card shown, or the user sent back to the amount (a limit, an error). */
@@ -80,7 +119,8 @@ async function quoteStep(
   draft: Draft,
   amount: Amount,
   key: string,
-): Promise<Shown | Back | "cancelled"> {
+  attempt: Attempt,
+): Promise<Shown | Back | "cancelled" | { retry: string }> {
   const { t } = io;
   const pause = await io.conversation.external(() => quotesPaused(io.deps, draft.country));
   if (pause.paused) {
@@ -101,16 +141,12 @@ async function quoteStep(
       chatId: io.chatId,
       userId: io.userId,
       ...(draft.recipientId ? { recipientId: draft.recipientId } : {}),
-      customerReference: customerReferenceFor(key),
-      resolveFirst: false,
+      ...(draft.requestId ? { requestId: draft.requestId } : {}),
+      customerReference: attempt.reference,
+      resolveFirst: attempt.resolveFirst,
     }),
   );
-  if (!result.ok) {
-    if (/amount too small/i.test(result.error.apiMessage ?? "")) {
-      return { back: "amount", notice: t("payout:amount.error.too_small_api") };
-    }
-    return { back: "amount", notice: describeApiError(fromFailure(result.error), t).text };
-  }
+  if (!result.ok) return onQuoteFailure(io, result.error);
   if ("refused" in result.value) {
     const { retryAtMs } = result.value;
     await io.show(() => quoteBudgetText(t, io.locale, draft.country, retryAtMs), mainMenuKeyboard(t));
@@ -172,7 +208,11 @@ async function onCard(
 }
 
 /** Confirm: the order confirmed on the API's clock before its deadline, or the card turned into "expired". */
-async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done" | Back | undefined> {
+async function onConfirm(
+  io: FlowIo,
+  draft: Draft,
+  shown: Shown,
+): Promise<"done" | "cancelled" | Back | undefined> {
   const { t } = io;
   const { orderId } = shown.order;
   const now = await io.now();
@@ -184,10 +224,10 @@ async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done"
       return { back: "amount", notice: overLimitNotice(io, draft.country, fresh) };
     }
   }
-  const confirmed =
+  const confirmed: Outcome<Confirmed> =
     now < shown.deadlineMs
-      ? await io.call("confirm", (deps) => confirmOrder(deps, orderId, new Date(now).toISOString()))
-      : ({ ok: true, value: { ok: false, reason: "expired" } } as const);
+      ? await io.call("confirm", (deps) => confirmNaira(deps, draft, shown, now))
+      : { ok: true, value: { ok: false, reason: "expired" } };
   if (!confirmed.ok) {
     const text = describeApiError(fromFailure(confirmed.error), t).text;
     await io.show(
@@ -195,6 +235,12 @@ async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done"
       () => nairaCardKeyboard(shown.order, t),
     );
     return undefined;
+  }
+  if (!confirmed.value.ok && confirmed.value.reason === "request") {
+    const { refusal } = confirmed.value;
+    await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
+    await io.show(() => refusalText(t, refusal));
+    return "cancelled";
   }
   if (!confirmed.value.ok) {
     // Past its deadline (or already expired by the reconciler): its account must never be offered again.
@@ -213,6 +259,16 @@ async function onConfirm(io: FlowIo, draft: Draft, shown: Shown): Promise<"done"
   );
   await sendNairaStatus(io, order);
   return "done";
+}
+
+/** The confirm itself (inside `io.call`): a money request held for this order first, then the order confirmed. */
+async function confirmNaira(deps: BotDeps, draft: Draft, shown: Shown, now: number): Promise<Confirmed> {
+  const { orderId } = shown.order;
+  if (draft.requestId) {
+    const claim = await deps.store.requests.claim(draft.requestId, orderId, shown.deadlineMs, now);
+    if (claim !== "ok") return { ok: false, reason: "request", refusal: claim };
+  }
+  return confirmOrder(deps, orderId, new Date(now).toISOString());
 }
 
 async function currentAllowance(io: FlowIo, draft: Draft, except?: string): Promise<Allowance | undefined> {

@@ -38,6 +38,8 @@ export interface NairaQuoteInput {
   chatId: number;
   userId: number;
   recipientId?: string;
+  /** The money request this payout pays (its token), if any. */
+  requestId?: string;
   customerReference: string;
   resolveFirst: boolean;
 }
@@ -139,5 +141,6 @@ function orderFromQuote(
     },
     expiresAt: quote.expiry,
     ...(input.recipientId ? { recipientId: input.recipientId } : {}),
+    ...(input.requestId ? { requestId: input.requestId } : {}),
   };
 }
