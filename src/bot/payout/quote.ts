@@ -4,17 +4,17 @@ import { describeApiError } from "#src/bot/flow/api-errors.js";
 import { type ApiFailure, type FlowIo, fromFailure, type Outcome } from "#src/bot/flow/flow-io.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
-import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
 import { quoteBudgetText } from "#src/bot/rules/quote-budget.js";
 import { supersede } from "#src/bot/rules/supersede.js";
 import type { Country } from "#src/money/index.js";
 import { formatCancelTime, formatExpiryTime, requoteCallbackData } from "#src/orders/index.js";
-import { type Allowance, allowanceFor, overLimitNotice } from "./allowance.ts";
+import { type Allowance, overLimitNotice } from "./allowance.ts";
 import { payoutAction, payoutConfirmData } from "./callback-data.ts";
 import { sendInvoice } from "./invoice.ts";
 import { actionsKeyboard, expiredQuoteKeyboard, quoteKeyboard } from "./keyboards.ts";
 import { type AmountChoice, askButton, type Draft, methodWords } from "./prompts.ts";
 import { renderQuoteCard } from "./quote-card.ts";
+import { gateQuote, recheckAllowance } from "./quote-gate.ts";
 import {
   type ConfirmResult,
   confirmOrder,
@@ -96,17 +96,10 @@ async function quoteStep(
   requoteOf: string | undefined,
 ): Promise<QuoteOutcome | "retry" | "shown"> {
   const { t } = io;
-  // Ops may have paused new quotes while this user was mid-flow: nothing is quoted, the flow ends politely.
-  const pause = await io.conversation.external(() => quotesPaused(io.deps, draft.country));
-  if (pause.paused) {
-    await io.reply(() => maintenanceNotice(t, pause), { parse_mode: "HTML" });
-    return "cancelled";
-  }
-  // Where ops set a daily limit: an amount in local money above what is left is refused before any quote.
-  const allowance = await currentAllowance(io, draft);
-  if (allowance && amount.currency !== "BTCSAT" && amount.minor > allowance.remaining) {
-    return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
-  }
+  // A pause ops set mid-flow ends it; an amount in local money over today's limit is refused before any quote.
+  const gate = await gateQuote(io, draft.country, amount, "BTCSAT");
+  if (gate === "cancelled" || "back" in gate) return gate;
+  const { allowance } = gate;
   const result = await io.call("quote", (deps) =>
     quoteCard(deps, {
       key: requestKey,
@@ -213,12 +206,8 @@ async function onConfirm(io: FlowIo, draft: Draft, current: Shown): Promise<Quot
   const orderId = current.quoted.orderId;
   const now = await io.now();
   if (current.allowance) {
-    // Another payout may have been confirmed since this card was shown (an older card's Confirm).
-    const fresh = await currentAllowance(io, draft, orderId);
-    if (fresh && current.quoted.figures.receive > fresh.remaining) {
-      await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
-      return { back: "amount", notice: overLimitNotice(io, draft.country, fresh) };
-    }
+    const over = await recheckAllowance(io, draft.country, orderId, current.quoted.figures.receive);
+    if (over) return over;
   }
   const confirmed: Outcome<Confirmed> =
     now < current.deadlineMs
@@ -302,14 +291,6 @@ async function showBudgetRefusal(
           ])
         : mainMenuKeyboard(t),
   );
-}
-
-/** The user's daily allowance in the draft's corridor (undefined: no limit, or it could not be read). */
-async function currentAllowance(io: FlowIo, draft: Draft, except?: string): Promise<Allowance | undefined> {
-  const read = await io.call("allowance", (deps) =>
-    allowanceFor(deps, io.userId, draft.country, deps.now(), except),
-  );
-  return read.ok ? read.value : undefined;
 }
 
 function card(io: FlowIo, draft: Draft, shown: Shown, nowMs: number): string {

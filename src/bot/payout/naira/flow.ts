@@ -3,15 +3,15 @@ import { describeApiError } from "#src/bot/flow/api-errors.js";
 import { type ApiFailure, type FlowIo, fromFailure, type Outcome } from "#src/bot/flow/flow-io.js";
 import { mainMenuKeyboard } from "#src/bot/flow/main-menu.js";
 import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
-import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
 import { quoteBudgetText } from "#src/bot/rules/quote-budget.js";
 import { supersede } from "#src/bot/rules/supersede.js";
 import { formatCancelTime, formatExpiryTime, requoteCallbackData } from "#src/orders/index.js";
 import type { OrderRecord } from "#src/store/index.js";
-import { type Allowance, allowanceFor, overLimitNotice } from "../allowance.ts";
+import { type Allowance, overLimitNotice } from "../allowance.ts";
 import { payoutAction, payoutConfirmData } from "../callback-data.ts";
 import { actionsKeyboard, expiredQuoteKeyboard } from "../keyboards.ts";
 import { askButton, type Draft, methodWords } from "../prompts.ts";
+import { gateQuote, recheckAllowance } from "../quote-gate.ts";
 import { type ConfirmResult, confirmOrder, quoteDeadlineMs } from "../quote-orders.ts";
 import { type RequestRefusal, refusalText } from "../requests/refusals.ts";
 import { askNairaAmount } from "./amount.ts";
@@ -122,15 +122,9 @@ async function quoteStep(
   attempt: Attempt,
 ): Promise<Shown | Back | "cancelled" | { retry: string }> {
   const { t } = io;
-  const pause = await io.conversation.external(() => quotesPaused(io.deps, draft.country));
-  if (pause.paused) {
-    await io.reply(() => maintenanceNotice(t, pause), { parse_mode: "HTML" });
-    return "cancelled";
-  }
-  const allowance = await currentAllowance(io, draft);
-  if (allowance && amount.currency !== "NGNKOBO" && amount.minor > allowance.remaining) {
-    return { back: "amount", notice: overLimitNotice(io, draft.country, allowance) };
-  }
+  const gate = await gateQuote(io, draft.country, amount, "NGNKOBO");
+  if (gate === "cancelled" || "back" in gate) return gate;
+  const { allowance } = gate;
   const result = await io.call("naira-quote", (deps) =>
     nairaQuote(deps, {
       key,
@@ -217,12 +211,8 @@ async function onConfirm(
   const { orderId } = shown.order;
   const now = await io.now();
   if (shown.allowance) {
-    // Another payout may have been confirmed since this card was shown (an older card's Confirm).
-    const fresh = await currentAllowance(io, draft, orderId);
-    if (fresh && shown.order.receive.amount > fresh.remaining) {
-      await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
-      return { back: "amount", notice: overLimitNotice(io, draft.country, fresh) };
-    }
+    const over = await recheckAllowance(io, draft.country, orderId, shown.order.receive.amount);
+    if (over) return over;
   }
   const confirmed: Outcome<Confirmed> =
     now < shown.deadlineMs
@@ -269,13 +259,6 @@ async function confirmNaira(deps: BotDeps, draft: Draft, shown: Shown, now: numb
     if (claim !== "ok") return { ok: false, reason: "request", refusal: claim };
   }
   return confirmOrder(deps, orderId, new Date(now).toISOString());
-}
-
-async function currentAllowance(io: FlowIo, draft: Draft, except?: string): Promise<Allowance | undefined> {
-  const read = await io.call("allowance", (deps) =>
-    allowanceFor(deps, io.userId, draft.country, deps.now(), except),
-  );
-  return read.ok ? read.value : undefined;
 }
 
 function card(io: FlowIo, draft: Draft, shown: Shown, nowMs: number, confirmed = false): string {
