@@ -17,7 +17,7 @@ export async function syncRefundFromApproval(
   telegram: Api,
   approval: ApprovalRecord,
 ): Promise<void> {
-  if (approval.payload.kind !== "refund") return;
+  if (approval.payload.kind !== "refund" && approval.payload.kind !== "refund_ngn") return;
   const orderId = approval.payload.orderId;
   const refunds = deps.store.refunds;
   const from = ["awaiting_approval", "paying"] as const;
