@@ -225,10 +225,11 @@ describe("SUPPORT_CONTACT and the refund settings", () => {
   });
 
   it("has a threshold default, and no setting that loosens Lightning-address lookups", () => {
-    expect(loadConfig({}).refunds).toEqual({ approvalThresholdSats: 100_000 });
-    expect(loadConfig({ LNURL_ALLOW_HTTP_LOOPBACK: "true" }).refunds).toEqual({
-      approvalThresholdSats: 100_000,
-    });
+    const defaults = { approvalThresholdSats: 100_000, approvalThresholdKobo: 5_000_000 };
+    expect(loadConfig({}).refunds).toEqual(defaults);
+    expect(loadConfig({ LNURL_ALLOW_HTTP_LOOPBACK: "true" }).refunds).toEqual(defaults);
+    expect(loadConfig({ NGN_REFUND_APPROVAL_THRESHOLD_KOBO: "0" }).refunds.approvalThresholdKobo).toBe(0);
+    expect(() => loadConfig({ NGN_REFUND_APPROVAL_THRESHOLD_KOBO: "-1" })).toThrow(ConfigError);
     expect(loadConfig({ REFUND_APPROVAL_THRESHOLD_SATS: "0" }).refunds.approvalThresholdSats).toBe(0);
     expect(() => loadConfig({ REFUND_APPROVAL_THRESHOLD_SATS: "-1" })).toThrow(ConfigError);
   });
