@@ -154,7 +154,12 @@ describe("refunds of naira-funded payouts", () => {
     expect(request.text).toContain(naira(order.pay.amount));
     expect(request.text).toContain("OLADEJI OLAOLU");
     expect(request.text).toContain("Requested by @ada_ops");
+    expect(request.text).toContain("payout failed, naira held");
     expect(buttonLabels(request)).toEqual(["✅ Approve", "✖️ Reject"]);
+    const alert = await ops.group.nextMessage({
+      match: (message) => !!message.text?.includes(`Refund for order ${order.orderId}`),
+    });
+    expect(alert.text).toContain(`${naira(order.pay.amount)}): waiting for approval`);
     expect(bankWithdrawals()).toHaveLength(before);
 
     const own = await ops.group.press(ops.ada, request, "✅ Approve");

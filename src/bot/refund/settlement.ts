@@ -215,6 +215,7 @@ export async function publishRefund(deps: RefundDeps, telegram: Api, orderId: st
       userId: order.userId,
       state: refund.state,
       amountSats: refund.amountSats,
+      currency: refund.currency,
       at: new Date().toISOString(),
     });
   }

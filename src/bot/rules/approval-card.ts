@@ -57,7 +57,7 @@ export function describePayload(payload: ApprovalPayload, view: CardView, id?: s
     const b = payload.beneficiary;
     return [
       t("refund:ops.card_title", { id: escapeHtml(id ?? "") }),
-      t("refund:ops.card_order", { orderId: escapeHtml(payload.orderId) }),
+      t("refund:ops.card_order_ngn", { orderId: escapeHtml(payload.orderId) }),
       t("admin:treasury.card.amount", { amount: escapeHtml(formatMoney(payload.amount, "NGNKOBO", locale)) }),
       t("admin:treasury.card.beneficiary", {
         name: escapeHtml(b.bankAccountName),
