@@ -3,10 +3,10 @@ import { keys } from "./keys.ts";
 import { LuaScript } from "./script.ts";
 
 /**
- * Refunds of sats held after a failed payout: at most one live refund per order, and every state change one Lua
- * compare-and-set, so a double tap, a re-pasted invoice, a replayed conversation or two bot processes can never
- * pay twice. Only the caller whose `open` answered "opened" with state `paying` (or whose approval claim moved it
- * to `paying`) may call POST /withdraw/btc.
+ * Refunds of what a failed payout held (sats, or a naira-funded order's kobo): at most one live refund per order,
+ * and every state change one Lua compare-and-set, so a double tap, a re-pasted invoice, a replayed conversation or
+ * two bot processes can never pay twice. Only the caller whose `open` answered "opened" with state `paying` (or whose approval claim moved it
+ * to `paying`) may call POST /withdraw/btc (POST /withdraw for a refund to a bank account).
  *
  *   awaiting_approval ──approved──▶ paying ──API accepted──▶ sent ──payment.sent──▶ paid | failed
  *        │ └─rejected / expired       │└─API refused──▶ failed
@@ -215,7 +215,7 @@ export class RefundRepository {
     await this.redis.set(keys.refundByTransaction(transactionId), orderId, "EX", RETENTION_SECONDS);
   }
 
-  /** The refund that made this withdrawal (its id as POST /withdraw/btc answered). */
+  /** The refund that made this withdrawal (its id as POST /withdraw/btc or POST /withdraw answered). */
   async findByTransaction(transactionId: string): Promise<RefundRecord | undefined> {
     const orderId = await this.redis.get(keys.refundByTransaction(transactionId));
     return orderId ? this.get(orderId) : undefined;

@@ -91,14 +91,11 @@ describe("refunds of naira-funded payouts", () => {
     expect(card.text).toContain("tap “Get my naira back”");
     expect(buttons(card)).toEqual(["💸 Get my naira back"]);
     const buttonData = dataOf(card);
+    // What is refunded is what arrived: the order's own NGN DEPOSIT at the provider.
     const deposit = ops.stack.sandbox.state.transactions.find(
-      (tx) =>
-        tx.orderId !== undefined &&
-        tx.type === "DEPOSIT" &&
-        tx.currency === "NGN" &&
-        tx.amount === order.pay.amount,
+      (tx) => tx.quoteId === order.quoteId && tx.type === "DEPOSIT",
     );
-    expect(deposit).toBeDefined();
+    expect(deposit).toMatchObject({ currency: "NGN", amount: order.pay.amount });
 
     const confirm = await nameAccount(user, card, order);
     const before = bankWithdrawals().length;
@@ -119,7 +116,7 @@ describe("refunds of naira-funded payouts", () => {
 
     const made = bankWithdrawals().slice(before);
     expect(made).toHaveLength(1);
-    expect(made[0]).toMatchObject({ amount: order.pay.amount, status: "SUCCESS" });
+    expect(made[0]).toMatchObject({ amount: deposit?.amount, status: "SUCCESS" });
     expect(made[0]?.beneficiary).toMatchObject({
       bankAccountNumber: "0149200000",
       bankAccountName: "OLADEJI OLAOLU",
