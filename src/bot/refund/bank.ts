@@ -1,7 +1,7 @@
 import { isPayoutApiError, type NameEnquiry } from "#src/api/index.js";
 import type { FlowContext, FlowConversation } from "#src/bot/context.js";
 import { cancelButton } from "#src/bot/flow/main-menu.js";
-import { askScreen, waitForText } from "#src/bot/flow/screen.js";
+import { askScreen, clearButtons, waitForText } from "#src/bot/flow/screen.js";
 import type { BankEntry } from "#src/bot/rules/banks.js";
 import { searchBanks } from "#src/bot/rules/treasury.js";
 import { escapeHtml, quoteInput } from "#src/i18n/index.js";
@@ -40,7 +40,7 @@ export async function collectBankDestination(
       account: escapeHtml(maskAccount(beneficiary.bankAccountNumber)),
       name: escapeHtml(beneficiary.bankAccountName.trim()),
     };
-    const { input } = await askScreen(conversation, found.ctx, {
+    const { messageId, input } = await askScreen(conversation, found.ctx, {
       text: found.ctx.t("refund:bank.confirm", view),
       rows: [[{ label: found.ctx.t("refund:bank.confirm_button"), action: "ok" }]],
       codec: bankData,
@@ -48,6 +48,8 @@ export async function collectBankDestination(
       hint: (other) => other.t("refund:bank.confirm_hint"),
     });
     current = input.ctx;
+    // The confirmed screen keeps its text as the record of what was confirmed; its button goes.
+    await clearButtons(current, messageId);
     if (input.kind === "button" && input.action === "ok") {
       const destination = `${beneficiary.bankName.trim()} ${maskAccount(beneficiary.bankAccountNumber)}`;
       return { ctx: current, destination: { ok: true, destinationKind: "bank", destination, beneficiary } };
@@ -76,7 +78,7 @@ async function askBank(
       await current.reply(current.t(key, { query: quoteInput(text) }), { parse_mode: "HTML" });
       continue;
     }
-    const { input } = await askScreen(conversation, current, {
+    const { messageId, input } = await askScreen(conversation, current, {
       text: current.t("refund:bank.pick"),
       rows: matches.map((match) => [
         { label: match.bankName.trim(), action: "bank", value: match.nipBankCode },
@@ -85,6 +87,7 @@ async function askBank(
       acceptText: false,
       hint: (other) => other.t("refund:bank.pick"),
     });
+    await clearButtons(input.ctx, messageId);
     const bank = input.kind === "button" ? matches.find((m) => m.nipBankCode === input.value) : undefined;
     if (bank) return { ctx: input.ctx, bank };
   }
