@@ -194,6 +194,10 @@ const configSchema = z
       emptyToUndefined,
       z.coerce.number().int().min(0).max(2_100_000_000_000_000).default(100_000),
     ),
+    NGN_REFUND_APPROVAL_THRESHOLD_KOBO: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(5_000_000),
+    ),
     MONEY_REQUEST_TTL_HOURS: z.preprocess(
       emptyToUndefined,
       z.coerce
@@ -257,6 +261,8 @@ const configSchema = z
       refunds: {
         /** A refund above this many sats waits for an admin's approval in the ops group; at or below it pays at once. */
         approvalThresholdSats: env.REFUND_APPROVAL_THRESHOLD_SATS,
+        /** The same for a naira-funded order's refund to a bank account, in kobo (default ₦50,000). */
+        approvalThresholdKobo: env.NGN_REFUND_APPROVAL_THRESHOLD_KOBO,
       },
       /** How long a money request stays payable (MONEY_REQUEST_TTL_HOURS, default 7 days), on the API's clock. */
       moneyRequests: { ttlMs: env.MONEY_REQUEST_TTL_HOURS * 3600 * 1000 },

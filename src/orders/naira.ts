@@ -101,6 +101,8 @@ const NAIRA_VARIANTS = new Set([
   "status:detail.payment_received",
   "status:detail.expired",
   "status:failure.payout_failed",
+  "status:failure.payout_failed_refund",
+  "status:failure.payout_failed_refunded",
   "status:failure.payment_failed",
   "status:notify.payment_received",
 ]);

@@ -4,7 +4,7 @@ import { escapeHtml } from "#src/i18n/index.js";
 import { formatDateTime, formatMoney } from "#src/money/index.js";
 import type { OrderRecord } from "#src/store/order-record.js";
 import type { RefundRecord } from "#src/store/refunds.js";
-import { RETRYABLE_REFUND_STATES, type RefundState } from "#src/store/refunds.js";
+import { RETRYABLE_REFUND_STATES, type RefundCurrency, type RefundState } from "#src/store/refunds.js";
 import { refundCallbackData } from "./callback-data.ts";
 import { FAILURE_REASONS } from "./mapping.ts";
 
@@ -24,23 +24,73 @@ export function refundableSats(order: OrderRecord): number | undefined {
   return order.pay.amount;
 }
 
-/** Whether the order's card offers "Get my sats back": refundable, and no refund under way or done. */
+/**
+ * Kobo a naira-funded payout brought in before it failed (its NGN deposit is exactly its total, so that is `pay`),
+ * or undefined. An order whose naira never arrived holds nothing.
+ */
+export function refundableKobo(order: OrderRecord): number | undefined {
+  if (order.kind !== "payout" || order.stage !== "failed") return undefined;
+  if (order.failureReason !== FAILURE_REASONS.payoutFailed) return undefined;
+  if (order.pay.currency !== "NGNKOBO" || order.pay.amount <= 0) return undefined;
+  return order.pay.amount;
+}
+
+/** What a refund of the order gives back, in the currency it was paid in, or undefined. */
+export function refundableAmount(
+  order: OrderRecord,
+): { amount: number; currency: RefundCurrency } | undefined {
+  const satsHeld = refundableSats(order);
+  if (satsHeld !== undefined) return { amount: satsHeld, currency: "BTCSAT" };
+  const kobo = refundableKobo(order);
+  return kobo === undefined ? undefined : { amount: kobo, currency: "NGNKOBO" };
+}
+
+/** Whether the order's card offers "Get my sats/naira back": refundable, and no refund under way or done. */
 export function offersRefund(order: OrderRecord): boolean {
-  if (refundableSats(order) === undefined) return false;
+  if (refundableAmount(order) === undefined) return false;
   return !order.refund || RETRYABLE_REFUND_STATES.includes(order.refund.state as RefundState);
 }
 
 export function refundButton(order: OrderRecord, t: TFunction): InlineKeyboard {
-  return new InlineKeyboard().text(t("refund:button.start"), refundCallbackData(order.orderId));
+  const label = order.pay.currency === "NGNKOBO" ? "refund:button.start_ngn" : "refund:button.start";
+  return new InlineKeyboard().text(t(label), refundCallbackData(order.orderId));
 }
 
-const sats = (amount: number, locale: string) => escapeHtml(formatMoney(amount, "BTCSAT", locale));
+const money = (amount: number, currency: RefundCurrency, locale: string) =>
+  escapeHtml(formatMoney(amount, currency, locale));
 
 /** One line for the order's status card, /status and history: where the refund stands. */
 export function refundLine(order: OrderRecord, t: TFunction, locale: string): string | undefined {
   if (!order.refund) return undefined;
   const state = order.refund.state as RefundState;
-  return t(`refund:line.${state}`, { amount: sats(order.refund.amountSats, locale) });
+  const currency = order.pay.currency === "NGNKOBO" ? "NGNKOBO" : "BTCSAT";
+  return t(`refund:line.${state}`, { amount: money(order.refund.amountSats, currency, locale) });
+}
+
+/** "To: GTBank · ••••6789 · ADA OKAFOR" for a bank refund; the invoice or address line otherwise. */
+function destinationLine(refund: RefundRecord, t: TFunction): string {
+  const b = refund.beneficiary;
+  if (refund.destinationKind !== "bank" || !b) {
+    return t(`refund:card.to_${refund.destinationKind}`, { destination: escapeHtml(refund.destination) });
+  }
+  return t("refund:card.to_bank", {
+    bank: escapeHtml(b.bankName.trim()),
+    account: escapeHtml(maskAccount(b.bankAccountNumber)),
+    name: escapeHtml(b.bankAccountName.trim()),
+  });
+}
+
+/** "••••6789": enough for the owner to recognise their account. */
+export function maskAccount(accountNumber: string): string {
+  return `••••${accountNumber.slice(-4)}`;
+}
+
+/** States whose text speaks of sats, an invoice or a wallet: a bank refund has its own wording of them. */
+const BANK_WORDED_STATES: readonly RefundState[] = ["sent", "paid", "failed", "expired"];
+
+function stateKey(refund: RefundRecord): string {
+  const bank = refund.destinationKind === "bank" && BANK_WORDED_STATES.includes(refund.state);
+  return `refund:card.state.${refund.state}${bank ? "_bank" : ""}`;
 }
 
 /** The refund's card in the user's chat, edited at every state change. */
@@ -52,10 +102,10 @@ export function renderRefundCard(
 ): { text: string; keyboard?: InlineKeyboard } {
   const lines = [
     t("refund:card.title", { orderId: escapeHtml(refund.orderId) }),
-    t("refund:card.amount", { amount: sats(refund.amountSats, locale) }),
-    t(`refund:card.to_${refund.destinationKind}`, { destination: escapeHtml(refund.destination) }),
+    t("refund:card.amount", { amount: money(refund.amountSats, refund.currency, locale) }),
+    destinationLine(refund, t),
     "",
-    t(`refund:card.state.${refund.state}`),
+    t(stateKey(refund)),
   ];
   if (refund.transactionId) {
     lines.push(t("refund:card.reference", { reference: escapeHtml(refund.transactionId) }));
@@ -88,8 +138,8 @@ export function renderRefundReceipt(
     t("refund:receipt.order", { orderId: escapeHtml(refund.orderId) }),
     escapeHtml(formatDateTime(refund.updatedAt, locale, order?.corridor ?? "NG")),
     "",
-    t("refund:receipt.amount", { amount: sats(refund.amountSats, locale) }),
-    t(`refund:card.to_${refund.destinationKind}`, { destination: escapeHtml(refund.destination) }),
+    t("refund:receipt.amount", { amount: money(refund.amountSats, refund.currency, locale) }),
+    destinationLine(refund, t),
     t("refund:card.reference", { reference: escapeHtml(refund.transactionId ?? "—") }),
   ].join("\n");
 }

@@ -48,10 +48,19 @@ const refundPayloadSchema = z.object({
   destination: z.string(),
   paymentHash: z.string().optional(),
 });
+/** A user's refund of a naira-funded order's kobo above NGN_REFUND_APPROVAL_THRESHOLD_KOBO, to their bank account. */
+const refundNgnPayloadSchema = z.object({
+  kind: z.literal("refund_ngn"),
+  orderId: z.string(),
+  /** Kobo: exactly what the order's NGN deposit brought. */
+  amount: z.number().int().positive(),
+  beneficiary: withdrawNgnPayloadSchema.shape.beneficiary,
+});
 export const approvalPayloadSchema = z.discriminatedUnion("kind", [
   withdrawNgnPayloadSchema,
   withdrawBtcPayloadSchema,
   refundPayloadSchema,
+  refundNgnPayloadSchema,
 ]);
 export type ApprovalPayload = z.infer<typeof approvalPayloadSchema>;
 

@@ -3,10 +3,10 @@ import { keys } from "./keys.ts";
 import { LuaScript } from "./script.ts";
 
 /**
- * Refunds of sats held after a failed payout: at most one live refund per order, and every state change one Lua
- * compare-and-set, so a double tap, a re-pasted invoice, a replayed conversation or two bot processes can never
- * pay twice. Only the caller whose `open` answered "opened" with state `paying` (or whose approval claim moved it
- * to `paying`) may call POST /withdraw/btc.
+ * Refunds of what a failed payout held (sats, or a naira-funded order's kobo): at most one live refund per order,
+ * and every state change one Lua compare-and-set, so a double tap, a re-pasted invoice, a replayed conversation or
+ * two bot processes can never pay twice. Only the caller whose `open` answered "opened" with state `paying` (or whose approval claim moved it
+ * to `paying`) may call POST /withdraw/btc (POST /withdraw for a refund to a bank account).
  *
  *   awaiting_approval ──approved──▶ paying ──API accepted──▶ sent ──payment.sent──▶ paid | failed
  *        │ └─rejected / expired       │└─API refused──▶ failed
@@ -32,17 +32,34 @@ export type RefundState = (typeof REFUND_STATES)[number];
 export const RETRYABLE_REFUND_STATES: readonly RefundState[] = ["failed", "expired"];
 const TERMINAL: readonly RefundState[] = ["paid", "failed", "rejected", "expired"];
 
+export type RefundCurrency = "BTCSAT" | "NGNKOBO";
+
+export interface RefundBeneficiary {
+  bankAccountNumber: string;
+  bankAccountName: string;
+  bankCode: string;
+  bankName: string;
+}
+
 export interface RefundRecord {
   orderId: string;
   state: RefundState;
   userId: number;
   chatId: number;
+  /** In minor units of `currency`: sats for a Lightning refund, kobo for a naira-funded order's. */
   amountSats: number;
-  /** "invoice" pasted by the user, or "address" (a Lightning address resolved through LNURL-pay). */
-  destinationKind: "invoice" | "address";
-  /** Shown to the user and ops, already shortened ("lntbs67540n1p…q9yz", "ada@wallet.example"). */
+  currency: RefundCurrency;
+  /**
+   * "invoice" pasted by the user, "address" (a Lightning address resolved through LNURL-pay), or "bank" (a Nigerian
+   * bank account, paid by POST /withdraw to `beneficiary`).
+   */
+  destinationKind: "invoice" | "address" | "bank";
+  /** Shown to the user and ops, already shortened ("lntbs67540n1p…q9yz", "ada@wallet.example", "GTBank ·••6789"). */
   destination: string;
+  /** Empty for a bank refund. */
   invoice: string;
+  /** A bank refund's account, exactly as name enquiry returned it (POST /withdraw compares every character). */
+  beneficiary?: RefundBeneficiary;
   paymentHash?: string;
   /** Unix ms. */
   invoiceExpiresAt: number;
@@ -59,11 +76,16 @@ export interface RefundRecord {
 
 type NewRefund = Omit<
   RefundRecord,
-  "state" | "attempt" | "createdAt" | "updatedAt" | "cardMessageId" | "paymentHash"
+  "state" | "attempt" | "createdAt" | "updatedAt" | "cardMessageId" | "paymentHash" | "currency"
 > & {
   state: "paying" | "awaiting_approval";
-  /** Every BOLT11 invoice carries one; it is what settles the refund when the create's answer was lost. */
-  paymentHash: string;
+  /** Sats unless said otherwise. */
+  currency?: RefundCurrency;
+  /**
+   * Every BOLT11 invoice carries one; it is what settles the refund when the create's answer was lost. A bank refund
+   * has none (it settles by the transaction id POST /withdraw answered).
+   */
+  paymentHash?: string;
   now: number;
 };
 
@@ -73,18 +95,19 @@ type RefundPatch = Partial<Pick<RefundRecord, "approvalId" | "transactionId" | "
 const RETENTION_SECONDS = 90 * 24 * 3600;
 
 // KEYS: the refund, the open set, the refund by payment hash, the order by payment hash.
-// ARGV: orderId, now, retention seconds, then field/value pairs.
+// ARGV: orderId, now, retention seconds, hashed (1/0: whether KEYS[3] and KEYS[4] apply), then field/value pairs.
 const OPEN = new LuaScript(`
-if redis.call('EXISTS', KEYS[4]) == 1 then return 'hash_known' end
-local owner = redis.call('GET', KEYS[3])
+local hashed = ARGV[4] == '1'
+if hashed and redis.call('EXISTS', KEYS[4]) == 1 then return 'hash_known' end
+local owner = hashed and redis.call('GET', KEYS[3])
 if owner and owner ~= ARGV[1] then return 'hash_known' end
 local state = redis.call('HGET', KEYS[1], 'state')
 if state and state ~= 'failed' and state ~= 'expired' then return state end
 local attempt = tonumber(redis.call('HGET', KEYS[1], 'attempt') or '0') + 1
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'attempt', tostring(attempt), unpack(ARGV, 4))
+redis.call('HSET', KEYS[1], 'attempt', tostring(attempt), unpack(ARGV, 5))
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
-redis.call('SET', KEYS[3], ARGV[1], 'EX', tonumber(ARGV[3]))
+if hashed then redis.call('SET', KEYS[3], ARGV[1], 'EX', tonumber(ARGV[3])) end
 redis.call('ZADD', KEYS[2], tonumber(ARGV[2]), ARGV[1])
 return 'opened'
 `);
@@ -121,23 +144,33 @@ export class RefundRepository {
       userId: String(input.userId),
       chatId: String(input.chatId),
       amountSats: String(input.amountSats),
+      currency: input.currency ?? "BTCSAT",
       destinationKind: input.destinationKind,
       destination: input.destination,
       invoice: input.invoice,
       invoiceExpiresAt: String(input.invoiceExpiresAt),
       createdAt: String(input.now),
       updatedAt: String(input.now),
-      paymentHash: input.paymentHash,
+      ...(input.paymentHash ? { paymentHash: input.paymentHash } : {}),
+      ...(input.beneficiary ? { beneficiary: JSON.stringify(input.beneficiary) } : {}),
     };
+    // Without a hash the two hash keys are not read or written (the refund's own key stands in for them).
+    const hash = input.paymentHash;
     return (await OPEN.run(
       this.redis,
       [
         keys.refund(input.orderId),
         keys.refundsOpen(),
-        keys.refundByHash(input.paymentHash),
-        keys.orderByHash(input.paymentHash),
+        hash ? keys.refundByHash(hash) : keys.refund(input.orderId),
+        hash ? keys.orderByHash(hash) : keys.refund(input.orderId),
       ],
-      [input.orderId, String(input.now), String(RETENTION_SECONDS), ...Object.entries(fields).flat()],
+      [
+        input.orderId,
+        String(input.now),
+        String(RETENTION_SECONDS),
+        hash ? "1" : "0",
+        ...Object.entries(fields).flat(),
+      ],
     )) as "opened" | "hash_known" | RefundState;
   }
 
@@ -182,7 +215,7 @@ export class RefundRepository {
     await this.redis.set(keys.refundByTransaction(transactionId), orderId, "EX", RETENTION_SECONDS);
   }
 
-  /** The refund that made this withdrawal (its id as POST /withdraw/btc answered). */
+  /** The refund that made this withdrawal (its id as POST /withdraw/btc or POST /withdraw answered). */
   async findByTransaction(transactionId: string): Promise<RefundRecord | undefined> {
     const orderId = await this.redis.get(keys.refundByTransaction(transactionId));
     return orderId ? this.get(orderId) : undefined;
@@ -238,7 +271,9 @@ function toRecord(fields: Record<string, string>): RefundRecord | undefined {
   const invoiceExpiresAt = int(fields.invoiceExpiresAt);
   const createdAt = int(fields.createdAt);
   const kind = fields.destinationKind;
-  if (!fields.orderId || !fields.invoice || (kind !== "invoice" && kind !== "address")) return undefined;
+  if (kind !== "invoice" && kind !== "address" && kind !== "bank") return undefined;
+  const beneficiary = kind === "bank" ? parseBeneficiary(fields.beneficiary) : undefined;
+  if (!fields.orderId || (kind === "bank" ? !beneficiary : !fields.invoice)) return undefined;
   if (userId === undefined || chatId === undefined || amountSats === undefined) return undefined;
   if (invoiceExpiresAt === undefined || createdAt === undefined) return undefined;
   const cardMessageId = int(fields.cardMessageId);
@@ -248,9 +283,11 @@ function toRecord(fields: Record<string, string>): RefundRecord | undefined {
     userId,
     chatId,
     amountSats,
+    currency: fields.currency === "NGNKOBO" ? "NGNKOBO" : "BTCSAT",
     destinationKind: kind,
     destination: fields.destination ?? "",
-    invoice: fields.invoice,
+    invoice: fields.invoice ?? "",
+    ...(beneficiary ? { beneficiary } : {}),
     invoiceExpiresAt,
     attempt: int(fields.attempt) ?? 1,
     createdAt,
@@ -261,4 +298,17 @@ function toRecord(fields: Record<string, string>): RefundRecord | undefined {
     ...(fields.error ? { error: fields.error } : {}),
     ...(cardMessageId !== undefined ? { cardMessageId } : {}),
   };
+}
+
+function parseBeneficiary(json: string | undefined): RefundBeneficiary | undefined {
+  if (!json) return undefined;
+  try {
+    const value = JSON.parse(json) as Partial<RefundBeneficiary>;
+    const { bankAccountNumber, bankAccountName, bankCode, bankName } = value;
+    if (typeof bankAccountNumber !== "string" || typeof bankAccountName !== "string") return undefined;
+    if (typeof bankCode !== "string" || typeof bankName !== "string") return undefined;
+    return { bankAccountNumber, bankAccountName, bankCode, bankName };
+  } catch {
+    return undefined;
+  }
 }

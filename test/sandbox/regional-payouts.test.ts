@@ -190,4 +190,23 @@ describe("KES, ZAR and GHS payouts", () => {
       metadata: { identifierType: "paytophone" },
     });
   });
+  it("NGN→KES over bank transfer failing at a 999 phone: the naira that arrived are back in the NGN wallet", async () => {
+    const balance = async (currency: string) =>
+      (await api.get(`/wallet?currency=${currency}`)).body.data[0].balance as number;
+    const [ngnBefore, kesBefore] = [await balance("NGN"), await balance("KES")];
+    const quote = await createQuote({
+      amount: 1_000_000,
+      sourceCurrency: "NGNKOBO",
+      targetCurrency: "KESCENT",
+      paymentMethod: "BANKTRANSFER",
+      paymentCurrency: "NGNKOBO",
+      autopayout: true,
+      beneficiary: { identifierType: "paytophone", identifiers: { phoneNumber: "+254790000999" } },
+    });
+    await api.post("/simulation/pay-in", { currency: "NGN", quoteId: quote.id, amount: 1_000_000 });
+    const [, sent] = await waitForWebhooks(receiver, 2);
+    expect(sent?.payload.data).toMatchObject({ currency: "KES", status: "FAILED" });
+    expect(await balance("NGN")).toBe(ngnBefore + 1_000_000);
+    expect(await balance("KES")).toBe(kesBefore);
+  });
 });

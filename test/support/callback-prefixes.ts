@@ -33,4 +33,5 @@ export const CALLBACK_PREFIXES = [
   "ra-del",
   "rq",
   "stmt",
+  "rfb",
 ];

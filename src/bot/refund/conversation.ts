@@ -3,9 +3,15 @@ import { cancelButton } from "#src/bot/flow/main-menu.js";
 import { waitForText } from "#src/bot/flow/screen.js";
 import { escapeHtml } from "#src/i18n/index.js";
 import { formatMoney } from "#src/money/index.js";
-import { refundableSats, renderRefundCard } from "#src/orders/index.js";
+import { refundableAmount, renderRefundCard } from "#src/orders/index.js";
 import type { OrderRecord, RefundRecord } from "#src/store/index.js";
-import { type Destination, MAX_DESTINATION_LENGTH, resolveDestination } from "./destination.ts";
+import { collectBankDestination } from "./bank.ts";
+import {
+  type Destination,
+  MAX_DESTINATION_LENGTH,
+  type RefundDestination,
+  resolveDestination,
+} from "./destination.ts";
 import { openRefund, proceedRefund, refundOpening } from "./refunds.ts";
 
 export interface RefundArgs {
@@ -13,7 +19,7 @@ export interface RefundArgs {
 }
 
 /**
- * "Get my sats back": ask where the held sats go (an invoice for exactly the amount, or a Lightning address),
+ * "Get my sats back" (or, for a naira-funded order, "Get my naira back": a bank account, see bank.ts): ask where the held sats go (an invoice for exactly the amount, or a Lightning address),
  * check it, then open the refund — the store's gate lets one refund per order through — and show its card. Paying
  * (or asking ops to approve) happens once, inside `conversation.external`, so a replay never repeats it.
  */
@@ -23,11 +29,16 @@ export async function refundFlow(conversation: FlowConversation, ctx: FlowContex
   if (chatId === undefined || userId === undefined || !args) return;
   const deps = ctx.deps;
   const order = await conversation.external(() => deps.store.orders.get(args.orderId));
-  const amountSats = order && order.userId === userId ? refundableSats(order) : undefined;
-  if (!order || amountSats === undefined) {
+  const refundable = order && order.userId === userId ? refundableAmount(order) : undefined;
+  if (!order || !refundable) {
     await ctx.reply(ctx.t("refund:not_refundable"));
     return;
   }
+  if (refundable.currency === "NGNKOBO") {
+    await bankRefundFlow(conversation, ctx, order, refundable.amount);
+    return;
+  }
+  const amountSats = refundable.amount;
   const amount = escapeHtml(formatMoney(amountSats, "BTCSAT", ctx.locale));
   await ctx.reply(ctx.t("refund:ask", { amount, orderId: escapeHtml(order.orderId) }), {
     parse_mode: "HTML",
@@ -64,6 +75,21 @@ export async function refundFlow(conversation: FlowConversation, ctx: FlowContex
   }
 }
 
+/** A naira-funded order: the naira go back to a Nigerian bank account the user names and confirms. */
+async function bankRefundFlow(
+  conversation: FlowConversation,
+  ctx: FlowContext,
+  order: OrderRecord,
+  amountKobo: number,
+): Promise<void> {
+  const amount = escapeHtml(formatMoney(amountKobo, "NGNKOBO", ctx.locale));
+  await ctx.reply(ctx.t("refund:bank.intro", { amount, orderId: escapeHtml(order.orderId) }), {
+    parse_mode: "HTML",
+  });
+  const { ctx: current, destination } = await collectBankDestination(conversation, ctx, amount);
+  await submit(conversation, current, order, destination);
+}
+
 /**
  * The card goes out first, showing what is about to happen; then one external opens the refund and, if this caller
  * opened it, pays or asks for approval. Opening and paying in the same external leaves no replay point between them.
@@ -72,10 +98,11 @@ async function submit(
   conversation: FlowConversation,
   ctx: FlowContext,
   order: OrderRecord,
-  destination: Extract<Destination, { ok: true }>,
+  destination: RefundDestination,
 ): Promise<void> {
   const deps = ctx.deps;
-  const amountSats = refundableSats(order) ?? 0;
+  const refundable = refundableAmount(order);
+  const amountSats = refundable?.amount ?? 0;
   const now = await conversation.now();
   const draft: RefundRecord = {
     ...refundOpening(deps.config, order, destination, amountSats),
@@ -106,7 +133,7 @@ async function submit(
   const text =
     opened === "hash_known"
       ? ctx.t("refund:problem.hash_known", {
-          amount: escapeHtml(formatMoney(amountSats, "BTCSAT", ctx.locale)),
+          amount: escapeHtml(formatMoney(amountSats, refundable?.currency ?? "BTCSAT", ctx.locale)),
         })
       : ctx.t(`refund:exists.${opened === "not_refundable" ? "not_refundable" : "open"}`);
   await ctx.api.editMessageText(card.chat.id, card.message_id, text).catch(() => undefined);

@@ -5,5 +5,5 @@ export type RefundDeps = Pick<
   BotDeps,
   "config" | "logger" | "store" | "translator" | "accountLanguage" | "now"
 > & {
-  api: Pick<BotDeps["api"], "withdrawBtc" | "getTransactions">;
+  api: Pick<BotDeps["api"], "withdrawBtc" | "withdrawNgn" | "getTransactions">;
 };

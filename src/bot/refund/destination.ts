@@ -1,6 +1,7 @@
 import type { BotDeps } from "#src/bot/context.js";
 import { type DecodedInvoice, decodeLightningInvoice, invoiceFitsNetwork } from "#src/bot/rules/treasury.js";
 import { maskInvoice } from "#src/orders/index.js";
+import type { RefundBeneficiary } from "#src/store/index.js";
 import { invoiceForAddress, type LightningAddress, LnurlError, parseLightningAddress } from "./lnurl.ts";
 
 /**
@@ -32,6 +33,18 @@ export type Destination =
       expiresAt: number;
     }
   | { ok: false; problem: DestinationProblem };
+
+/** A Nigerian bank account, found by bank search and name enquiry and confirmed by the user (a naira refund). */
+export interface BankDestination {
+  ok: true;
+  destinationKind: "bank";
+  /** "GTBank ·••6789", for the ops alert and logs. */
+  destination: string;
+  beneficiary: RefundBeneficiary;
+}
+
+/** Where a refund goes: a Lightning invoice (pasted or resolved) or a bank account. */
+export type RefundDestination = Extract<Destination, { ok: true }> | BankDestination;
 
 /** Checks a pasted or resolved invoice against the refund: network, exact amount (to the millisat), lifetime. */
 export function checkRefundInvoice(

@@ -10,7 +10,7 @@ import { onRefundWithdrawalEvent, syncRefundFromApproval } from "./settlement.ts
 import { refundCheck } from "./watch.ts";
 
 /**
- * "Get my sats back" on a status card whose payout failed after the user paid: owner only, only while no refund
+ * "Get my sats back" ("Get my naira back" for a naira-funded order) on a status card whose payout failed after the user paid: owner only, only while no refund
  * is under way or done (the store's gate decides again when the refund is opened). A second press while the flow
  * waits for the invoice just says so.
  */
@@ -30,7 +30,8 @@ function refundComposer(): Composer<BotContext> {
     }
     const active = Object.keys(await ctx.conversation.active());
     if (active.includes(FLOWS.refund)) {
-      await ctx.answerCallbackQuery({ text: ctx.t("refund:toast.waiting") });
+      const waiting = order.pay.currency === "NGNKOBO" ? "refund:toast.waiting_bank" : "refund:toast.waiting";
+      await ctx.answerCallbackQuery({ text: ctx.t(waiting) });
       return;
     }
     await ctx.answerCallbackQuery();

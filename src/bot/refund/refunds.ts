@@ -5,39 +5,44 @@ import { namesFor, renderApprovalCard } from "#src/bot/rules/approval-card.js";
 import { requestWithdrawal } from "#src/bot/rules/treasury.js";
 import { intlLocale, resolveLanguage } from "#src/i18n/index.js";
 import { scrubText } from "#src/log/mask.js";
-import { refundableSats } from "#src/orders/index.js";
-import type { OrderRecord, RefundRecord, RefundState } from "#src/store/index.js";
+import { refundableAmount } from "#src/orders/index.js";
+import type { ApprovalPayload, OrderRecord, RefundRecord, RefundState } from "#src/store/index.js";
 import type { RefundDeps } from "./deps.ts";
-import type { Destination } from "./destination.ts";
+import type { RefundDestination } from "./destination.ts";
 import { publishRefund } from "./settlement.ts";
 
 /**
  * "Get my sats back": where the user wants the held sats (a BOLT11 invoice for the exact amount, or a Lightning
  * address resolved through LNURL-pay), then POST /withdraw/btc at most once — at once up to
- * REFUND_APPROVAL_THRESHOLD_SATS, above it only after an admin approves the request in the ops group (the treasury
+ * REFUND_APPROVAL_THRESHOLD_SATS (a naira-funded order's kobo: POST /withdraw to the user's named bank account, up to
+ * NGN_REFUND_APPROVAL_THRESHOLD_KOBO), above it only after an admin approves the request in the ops group (the treasury
  * four-eyes machinery, with the user as the requester). The refund record (store/refunds.ts) is the gate; the
  * order record carries a copy of its state for the cards.
  */
-/** What a refund starts with: above the ops threshold it waits for an admin's approval, else it pays at once. */
+/**
+ * What a refund starts with: above the ops threshold (in sats for Lightning, in kobo for a bank account) it waits for
+ * an admin's approval, else it pays at once.
+ */
 export function refundOpening(
   config: BotDeps["config"],
   order: OrderRecord,
-  destination: Extract<Destination, { ok: true }>,
-  amountSats: number,
+  destination: RefundDestination,
+  amount: number,
 ) {
+  const bank = destination.destinationKind === "bank";
+  const threshold = bank ? config.refunds.approvalThresholdKobo : config.refunds.approvalThresholdSats;
   return {
     orderId: order.orderId,
-    state:
-      amountSats > config.refunds.approvalThresholdSats
-        ? ("awaiting_approval" as const)
-        : ("paying" as const),
+    state: amount > threshold ? ("awaiting_approval" as const) : ("paying" as const),
     userId: order.userId,
     chatId: order.chatId,
-    amountSats,
+    amountSats: amount,
+    currency: bank ? ("NGNKOBO" as const) : ("BTCSAT" as const),
     destinationKind: destination.destinationKind,
     destination: destination.destination,
-    invoice: destination.invoice,
-    invoiceExpiresAt: destination.expiresAt,
+    invoice: bank ? "" : destination.invoice,
+    invoiceExpiresAt: bank ? 0 : destination.expiresAt,
+    ...(bank ? { beneficiary: destination.beneficiary } : {}),
   };
 }
 
@@ -47,20 +52,23 @@ export function refundOpening(
  */
 export async function openRefund(
   deps: RefundDeps,
-  input: { order: OrderRecord; destination: Extract<Destination, { ok: true }>; now: number },
+  input: { order: OrderRecord; destination: RefundDestination; now: number },
 ): Promise<"opened" | "not_refundable" | "hash_known" | RefundState> {
   const { order, destination } = input;
-  const amountSats = refundableSats(order);
-  if (amountSats === undefined) return "not_refundable";
-  if (!destination.paymentHash) return "hash_known";
-  const opening = refundOpening(deps.config, order, destination, amountSats);
+  const refundable = refundableAmount(order);
+  if (!refundable) return "not_refundable";
+  // Naira go back to a bank account, sats to Lightning: never one for the other.
+  const bank = destination.destinationKind === "bank";
+  if (bank !== (refundable.currency === "NGNKOBO")) return "not_refundable";
+  if (!bank && !destination.paymentHash) return "hash_known";
+  const opening = refundOpening(deps.config, order, destination, refundable.amount);
   const needsApproval = opening.state === "awaiting_approval";
   // The store refuses a payment hash that is an order's or another refund's: the withdrawal's events and read-back
-  // carry that hash, and must settle this refund alone.
+  // carry that hash, and must settle this refund alone. A bank refund settles by its transaction id alone.
   const outcome = await deps.store.refunds.open({
     ...opening,
     now: input.now,
-    paymentHash: destination.paymentHash,
+    ...(!bank && destination.paymentHash ? { paymentHash: destination.paymentHash } : {}),
   });
   if (outcome !== "opened") return outcome;
   await deps.store.audit.record({
@@ -68,8 +76,8 @@ export async function openRefund(
     action: "refund.request",
     details: {
       orderId: order.orderId,
-      amount: amountSats,
-      currency: "BTCSAT",
+      amount: refundable.amount,
+      currency: refundable.currency,
       kind: destination.destinationKind,
       approval: needsApproval ? "required" : "not_required",
     },
@@ -97,12 +105,17 @@ export async function proceedRefund(
   await publishRefund(deps, telegram, orderId);
 }
 
+/** The one withdrawal a refund stands for: POST /withdraw to the bank account, or POST /withdraw/btc. */
+function withdrawRefund(deps: RefundDeps, refund: RefundRecord) {
+  if (refund.beneficiary) {
+    return deps.api.withdrawNgn({ amount: refund.amountSats, beneficiary: refund.beneficiary });
+  }
+  return deps.api.withdrawBtc({ invoice: refund.invoice, memo: `refund ${refund.orderId}` });
+}
+
 async function payRefund(deps: RefundDeps, refund: RefundRecord): Promise<void> {
   try {
-    const transaction = await deps.api.withdrawBtc({
-      invoice: refund.invoice,
-      memo: `refund ${refund.orderId}`,
-    });
+    const transaction = await withdrawRefund(deps, refund);
     await deps.store.refunds.linkTransaction(transaction.id, refund.orderId);
     await deps.store.refunds.move(refund.orderId, ["paying"], "sent", { transactionId: transaction.id });
     if (transaction.status === "SUCCESS") await deps.store.refunds.move(refund.orderId, ["sent"], "paid");
@@ -154,15 +167,7 @@ async function requestApproval(
     return;
   }
   const record = await requestWithdrawal(deps, {
-    payload: {
-      kind: "refund",
-      orderId: refund.orderId,
-      invoice: refund.invoice,
-      amountSats: refund.amountSats,
-      invoiceExpiresAt: refund.invoiceExpiresAt,
-      destination: refund.destination,
-      ...(refund.paymentHash ? { paymentHash: refund.paymentHash } : {}),
-    },
+    payload: approvalPayload(refund),
     requestedBy: refund.userId,
     requesterName,
     chatId,
@@ -182,4 +187,24 @@ async function requestApproval(
     ...(card.keyboard ? { reply_markup: card.keyboard } : {}),
   });
   await deps.store.approvals.setMessage(record.id, posted.message_id);
+}
+
+function approvalPayload(refund: RefundRecord): ApprovalPayload {
+  if (refund.beneficiary) {
+    return {
+      kind: "refund_ngn",
+      orderId: refund.orderId,
+      amount: refund.amountSats,
+      beneficiary: refund.beneficiary,
+    };
+  }
+  return {
+    kind: "refund",
+    orderId: refund.orderId,
+    invoice: refund.invoice,
+    amountSats: refund.amountSats,
+    invoiceExpiresAt: refund.invoiceExpiresAt,
+    destination: refund.destination,
+    ...(refund.paymentHash ? { paymentHash: refund.paymentHash } : {}),
+  };
 }

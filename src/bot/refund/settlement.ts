@@ -18,7 +18,7 @@ export async function syncRefundFromApproval(
   telegram: Api,
   approval: ApprovalRecord,
 ): Promise<void> {
-  if (approval.payload.kind !== "refund") return;
+  if (approval.payload.kind !== "refund" && approval.payload.kind !== "refund_ngn") return;
   const orderId = approval.payload.orderId;
   const refunds = deps.store.refunds;
   const from = ["awaiting_approval", "paying"] as const;
@@ -219,6 +219,7 @@ export async function publishRefund(deps: RefundDeps, telegram: Api, orderId: st
       userId: order.userId,
       state: refund.state,
       amountSats: refund.amountSats,
+      currency: refund.currency,
       at: new Date().toISOString(),
     });
   }

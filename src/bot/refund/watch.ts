@@ -25,6 +25,7 @@ export function refundCheck({ deps, telegram, raise }: FeatureRuntime): () => Pr
         userId: refund.userId,
         state: refund.state,
         amountSats: refund.amountSats,
+        currency: refund.currency,
         stuck: true,
         at: new Date(deps.now()).toISOString(),
       });

@@ -11,7 +11,9 @@ type OwnAlert =
       orderId: string;
       userId: number;
       state: string;
+      /** In minor units of `currency` (sats when absent). */
       amountSats: number;
+      currency?: "BTCSAT" | "NGNKOBO";
       /** Still open long after it was requested. */
       stuck?: boolean;
       at: string;

@@ -53,6 +53,20 @@ export function describePayload(payload: ApprovalPayload, view: CardView, id?: s
       }),
     ];
   }
+  if (payload.kind === "refund_ngn") {
+    const b = payload.beneficiary;
+    return [
+      t("refund:ops.card_title", { id: escapeHtml(id ?? "") }),
+      t("refund:ops.card_order_ngn", { orderId: escapeHtml(payload.orderId) }),
+      t("admin:treasury.card.amount", { amount: escapeHtml(formatMoney(payload.amount, "NGNKOBO", locale)) }),
+      t("admin:treasury.card.beneficiary", {
+        name: escapeHtml(b.bankAccountName),
+        bank: escapeHtml(b.bankName.trim()),
+        code: escapeHtml(b.bankCode),
+        account: escapeHtml(b.bankAccountNumber),
+      }),
+    ];
+  }
   if (payload.kind === "refund") {
     return [
       t("refund:ops.card_title", { id: escapeHtml(id ?? "") }),

@@ -194,7 +194,7 @@ async function refusedByRole(
 ): Promise<"not_ops" | "requester_not_ops" | undefined> {
   if (!(await opsAdminNow(approverId))) return "not_ops";
   const record = await deps.store.approvals.get(id);
-  if (record?.state !== "pending" || record.payload.kind === "refund") return undefined;
+  if (record?.state !== "pending" || isRefund(record.payload)) return undefined;
   if (record.requestedBy === approverId) return undefined;
   return (await opsAdminNow(record.requestedBy)) ? undefined : "requester_not_ops";
 }
@@ -208,15 +208,28 @@ export async function executeApproval(deps: TreasuryDeps, id: string): Promise<A
   return deps.store.approvals.get(id);
 }
 
+/** A customer's refund (of held sats or of a naira-funded order's kobo): its requester is the customer. */
+function isRefund(payload: ApprovalPayload): boolean {
+  return payload.kind === "refund" || payload.kind === "refund_ngn";
+}
+
+/** The one API call a request stands for. */
+function withdraw(deps: TreasuryDeps, payload: ApprovalPayload) {
+  switch (payload.kind) {
+    case "withdraw_ngn":
+    case "refund_ngn":
+      return deps.api.withdrawNgn({ amount: payload.amount, beneficiary: payload.beneficiary });
+    case "refund":
+      return deps.api.withdrawBtc({ invoice: payload.invoice, memo: `refund ${payload.orderId}` });
+    case "withdraw_btc":
+      return deps.api.withdrawBtc({ invoice: payload.invoice, memo: payload.memo });
+  }
+}
+
 async function execute(deps: TreasuryDeps, record: ApprovalRecord): Promise<void> {
   const { payload } = record;
   try {
-    const transaction =
-      payload.kind === "withdraw_ngn"
-        ? await deps.api.withdrawNgn({ amount: payload.amount, beneficiary: payload.beneficiary })
-        : payload.kind === "refund"
-          ? await deps.api.withdrawBtc({ invoice: payload.invoice, memo: `refund ${payload.orderId}` })
-          : await deps.api.withdrawBtc({ invoice: payload.invoice, memo: payload.memo });
+    const transaction = await withdraw(deps, payload);
     await deps.store.approvals.finish(record.id, "done", {
       transactionId: transaction.id,
       status: transaction.status,
@@ -280,13 +293,14 @@ export async function expireApprovals(deps: Pick<BotDeps, "store">, now: number)
 
 /** Audit details never hold a full account number or an invoice. */
 function auditDetails(payload: ApprovalPayload): Record<string, string | number> {
-  if (payload.kind === "withdraw_ngn") {
+  if (payload.kind === "withdraw_ngn" || payload.kind === "refund_ngn") {
     return {
       kind: payload.kind,
       amount: payload.amount,
       currency: "NGNKOBO",
       bankCode: payload.beneficiary.bankCode,
       account: maskDigits(payload.beneficiary.bankAccountNumber),
+      ...(payload.kind === "refund_ngn" ? { orderId: payload.orderId } : {}),
     };
   }
   return {

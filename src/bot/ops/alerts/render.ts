@@ -66,7 +66,7 @@ export function alertLine(alert: AnyAlert, t: TFunction, locale: string): string
       return t(alert.stuck ? "refund:ops.alert_stuck" : "refund:ops.alert", {
         orderId: escapeHtml(alert.orderId),
         userId: alert.userId,
-        amount: escapeHtml(formatMoney(alert.amountSats, "BTCSAT", locale)),
+        amount: escapeHtml(formatMoney(alert.amountSats, alert.currency ?? "BTCSAT", locale)),
         state: t(`refund:ops.state.${alert.state}`, { defaultValue: escapeHtml(alert.state) }),
       });
     case "withdrawal_update":

@@ -97,7 +97,12 @@ function payout(core: Core, quote: QuoteRecord): TransactionRecord {
     providerReference: fails ? undefined : providerReference(currency, core.clock.now()),
   });
   if (fails) {
-    // The received funds stay in the target wallet.
+    // The received funds stay with the provider: in the target wallet, or — for a naira-funded payout — as the naira
+    // that arrived, back in the NGN wallet (which a refund by POST /withdraw draws on).
+    if (currencyOf(quote.sourceCurrency) === "NGN" && currency !== "BTC") {
+      debit(core.state, currency, quote.amountInTarget);
+      credit(core.state, "NGN", quote.total);
+    }
     const order = core.state.orders.get(quote.orderId);
     if (order) {
       order.status = "FAILED";

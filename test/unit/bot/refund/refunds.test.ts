@@ -7,7 +7,7 @@ import { LnurlError } from "#src/bot/refund/lnurl.js";
 import { type DecodedInvoice, decodeLightningInvoice } from "#src/bot/rules/treasury.js";
 import { ConfigError, loadConfig, parseSupportContact } from "#src/config.js";
 import { silentLogger } from "#src/log/logger.js";
-import { refundableSats } from "#src/orders/index.js";
+import { refundableAmount, refundableSats } from "#src/orders/index.js";
 import { encodeInvoice } from "#src/standins/sandbox/bolt11.js";
 import { keys, type OrderRecord, RefundRepository } from "#src/store/index.js";
 import { freshRedis } from "../../../support/redis.ts";
@@ -117,6 +117,16 @@ describe("which orders can be refunded", () => {
     expect(refundableSats(order({ stage: "completed" }))).toBeUndefined();
     expect(refundableSats(order({ kind: "buy", pay: { amount: 100, currency: "NGNKOBO" } }))).toBeUndefined();
   });
+
+  it("a naira-funded payout that failed after the naira arrived: its kobo, in naira", () => {
+    const naira = (patch: Partial<OrderRecord>) =>
+      order({ pay: { amount: 1_740_982, currency: "NGNKOBO" }, ...patch });
+    expect(refundableAmount(naira({}))).toEqual({ amount: 1_740_982, currency: "NGNKOBO" });
+    expect(refundableSats(naira({}))).toBeUndefined();
+    expect(refundableAmount(naira({ failureReason: "payment_failed" }))).toBeUndefined();
+    expect(refundableAmount(naira({ stage: "expired" }))).toBeUndefined();
+    expect(refundableAmount(order({}))).toEqual({ amount: 6_754, currency: "BTCSAT" });
+  });
 });
 
 describe("the refund gate in Redis", () => {
@@ -193,6 +203,36 @@ describe("the refund gate in Redis", () => {
     expect(await refunds.hashKnown("hash-o-3", "o-3")).toBe(false);
     expect(await refunds.open(input("o-4"))).toBe("opened");
   });
+
+  it("a bank refund opens once without a payment hash and keeps its beneficiary exactly", async () => {
+    const beneficiary = {
+      bankAccountNumber: "0149200000",
+      bankAccountName: "OLADEJI OLAOLU\u00a0",
+      bankCode: "000013",
+      bankName: "GTBANK PLC",
+    };
+    const bank = {
+      ...input("n-1"),
+      currency: "NGNKOBO" as const,
+      destinationKind: "bank" as const,
+      destination: "GTBANK PLC ••••0000",
+      invoice: "",
+      invoiceExpiresAt: 0,
+      paymentHash: undefined,
+      beneficiary,
+    };
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => refunds.open(bank)));
+    expect(outcomes.filter((outcome) => outcome === "opened")).toHaveLength(1);
+    expect(await refunds.get("n-1")).toMatchObject({
+      currency: "NGNKOBO",
+      destinationKind: "bank",
+      beneficiary,
+    });
+    expect(await redis.keys("*hash*")).not.toContainEqual(expect.stringContaining("n-1"));
+    await refunds.move("n-1", ["paying"], "failed", { error: "Name Mismatch" });
+    expect(await refunds.open(bank)).toBe("opened");
+    expect(await refunds.get("n-1")).toMatchObject({ state: "paying", attempt: 2 });
+  });
 });
 
 describe("SUPPORT_CONTACT and the refund settings", () => {
@@ -225,10 +265,11 @@ describe("SUPPORT_CONTACT and the refund settings", () => {
   });
 
   it("has a threshold default, and no setting that loosens Lightning-address lookups", () => {
-    expect(loadConfig({}).refunds).toEqual({ approvalThresholdSats: 100_000 });
-    expect(loadConfig({ LNURL_ALLOW_HTTP_LOOPBACK: "true" }).refunds).toEqual({
-      approvalThresholdSats: 100_000,
-    });
+    const defaults = { approvalThresholdSats: 100_000, approvalThresholdKobo: 5_000_000 };
+    expect(loadConfig({}).refunds).toEqual(defaults);
+    expect(loadConfig({ LNURL_ALLOW_HTTP_LOOPBACK: "true" }).refunds).toEqual(defaults);
+    expect(loadConfig({ NGN_REFUND_APPROVAL_THRESHOLD_KOBO: "0" }).refunds.approvalThresholdKobo).toBe(0);
+    expect(() => loadConfig({ NGN_REFUND_APPROVAL_THRESHOLD_KOBO: "-1" })).toThrow(ConfigError);
     expect(loadConfig({ REFUND_APPROVAL_THRESHOLD_SATS: "0" }).refunds.approvalThresholdSats).toBe(0);
     expect(() => loadConfig({ REFUND_APPROVAL_THRESHOLD_SATS: "-1" })).toThrow(ConfigError);
   });
