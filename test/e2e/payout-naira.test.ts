@@ -96,7 +96,11 @@ describe("payout paid in naira by bank transfer", () => {
     expect((await again.answer()).text).toBe(
       "Already confirmed: transfer to the account shown on the quote.",
     );
-    expect(buttons(confirmed)).toEqual(["📋 Copy account number", "📋 Copy amount"]);
+    // A recipient typed in can be saved from the confirmed card (a naira payout has no invoice to carry the button).
+    expect(buttons(confirmed)).toEqual(["📋 Copy account number", "📋 Copy amount", "💾 Save recipient"]);
+    await (await user.press(confirmed, "💾 Save recipient")).answer();
+    await user.nextMessage({ match: /Next time, find them in \/recipients/ });
+    expect((await stack.app.store.orders.get(orderId))?.recipientId).toBeDefined();
     await expect
       .poll(async () => (await stack.app.store.orders.get(orderId))?.statusMessageId)
       .toBe(status.message_id);

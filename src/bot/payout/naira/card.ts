@@ -4,7 +4,7 @@ import { escapeHtml, type TFunction } from "#src/i18n/index.js";
 import { formatMoney, toMajorString } from "#src/money/index.js";
 import { breakdownLines, formatExpiryTime, formatOrderMoney } from "#src/orders/index.js";
 import type { OrderRecord } from "#src/store/index.js";
-import { payoutAction, payoutConfirmData } from "../callback-data.ts";
+import { payoutAction, payoutConfirmData, payoutSaveData } from "../callback-data.ts";
 import { formatCountdown } from "../quote-orders.ts";
 import { describeBeneficiary, type PayoutBeneficiary } from "../recipient.ts";
 
@@ -95,10 +95,19 @@ function copyRows(order: OrderRecord, t: TFunction): InlineKeyboardButton[][] {
   return rows;
 }
 
-/** Confirm, Refresh and Cancel above the copy buttons; once confirmed, the copy buttons alone stay. */
+/**
+ * Confirm, Refresh and Cancel above the copy buttons; once confirmed, the copy buttons stay, with "Save recipient"
+ * for a recipient typed in (a Lightning payout offers it under its invoice; a naira one has no invoice).
+ */
 export function nairaCardKeyboard(order: OrderRecord, t: TFunction, confirmed = false): InlineKeyboard {
   const rows = copyRows(order, t);
-  if (confirmed) return InlineKeyboard.from(rows);
+  if (confirmed) {
+    if (!order.recipientId)
+      rows.push([
+        InlineKeyboard.text(t("payout:button.save"), payoutSaveData.pack({ orderId: order.orderId })),
+      ]);
+    return InlineKeyboard.from(rows);
+  }
   return InlineKeyboard.from([
     [InlineKeyboard.text(t("payout:button.confirm"), payoutConfirmData.pack({ orderId: order.orderId }))],
     [
