@@ -2,7 +2,7 @@ import { type Api, GrammyError, type InlineKeyboard, InputFile } from "grammy";
 import type { TFunction } from "i18next";
 import type { Logger } from "#src/log/logger.js";
 import type { Metrics } from "#src/metrics.js";
-import { cardHeldByOther, type OrderRecord, type Store } from "#src/store/index.js";
+import { cardHeldByOther, cardHeldFor, type OrderRecord, type Store } from "#src/store/index.js";
 import { type RenderedCard, renderStatusCard } from "./status-card.ts";
 
 /**
@@ -95,8 +95,11 @@ export function createOrderMessages(deps: OrderMessagesDeps) {
       if (await edit(order, order.statusMessageId, card)) return order;
       return sendCard(order, card, order.statusMessageId);
     }
-    // A claim in the order as read is enough to wait: no round trip for it.
-    if (options.by !== "recovery" && cardHeldByOther(order, options.by, deps.now())) return "busy";
+    // A claim in the order as read is enough to wait, or, when it is this sender's own for long enough (Confirm
+    // took it for the flow, and the flow read the order after), to send: no round trip for either.
+    const nowMs = deps.now();
+    if (options.by !== "recovery" && cardHeldByOther(order, options.by, nowMs)) return "busy";
+    if (cardHeldFor(order, options.by, nowMs, CARD_CLAIM_MS)) return sendCard(order, card);
     const claim = await deps.store.statusCards.claim(
       order.orderId,
       options.by,

@@ -22,6 +22,12 @@ export function cardHeldByOther(order: OrderRecord, by: string, nowMs: number): 
   return !!claim && claim.by !== by && claim.until > nowMs;
 }
 
+/** Whether `by` itself holds the card for at least `forMs` more at `nowMs` (it may send without claiming again). */
+export function cardHeldFor(order: OrderRecord, by: string, nowMs: number, forMs: number): boolean {
+  const claim = order.statusCardClaim;
+  return !!claim && claim.by === by && claim.until - nowMs >= forMs;
+}
+
 /**
  * The claim as a change of the order: taken (or renewed) by `by` until `untilMs` unless a card is recorded or another
  * sender holds it; `takeOver` takes it from a live holder too (the recovery sweep, which runs only after the flow's

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createStore, type Store } from "#src/store/index.js";
+import { cardHeldFor, createStore, type Store } from "#src/store/index.js";
 import { BOTH_STORES, ngnOrder } from "../../support/store-fixtures.ts";
 
 const order = ngnOrder("ord-card");
@@ -42,6 +42,15 @@ describe.each(BOTH_STORES)("status card claims on %s", (_name, connect) => {
       kind: "recorded",
       messageId: 501,
     });
+  });
+
+  it("the flow that read its own fresh claim may send without claiming again; near its end, or another's, it may not", async () => {
+    await store.orders.annotate(order.orderId, { confirmedAt: new Date(now).toISOString() });
+    const read = (await store.orders.get(order.orderId))!;
+    expect(cardHeldFor(read, "flow", now, 30_000)).toBe(true);
+    expect(cardHeldFor(read, "delivery", now, 30_000)).toBe(false);
+    expect(cardHeldFor(read, "flow", now + 40_000, 30_000)).toBe(false);
+    expect(cardHeldFor(order, "flow", now, 30_000)).toBe(false);
   });
 
   it("a claim lapses on the app's clock; the recovery sweep takes a live one over", async () => {
