@@ -1,7 +1,7 @@
 import type { TFunction } from "#src/i18n/index.js";
 import { maskDigitRuns } from "#src/log/mask.js";
 import { type Country, isCurrencyCode, isoOf, toMajorString, zoneName } from "#src/money/index.js";
-import { purchaseBreakdown, quoteBreakdown } from "#src/orders/index.js";
+import { isNairaFunded, purchaseBreakdown, quoteBreakdown } from "#src/orders/index.js";
 import type { OrderRecord } from "#src/store/index.js";
 import { clockDateTime } from "./period.ts";
 
@@ -45,9 +45,11 @@ function moneyCells(money: Money): [string, string] {
 /**
  * The rate the order's cards show (src/orders/quote-lines.ts): 1 BTC in the fiat side's major unit, what the user
  * actually got (a purchase with its network fee known: the exchange rate its breakdown uses). Empty when nothing
- * was exchanged.
+ * was exchanged for bitcoin.
  */
 function effectiveRate(order: OrderRecord): string {
+  // A payout paid in naira exchanged no bitcoin on the user's side: its paid and received columns say the rate.
+  if (isNairaFunded(order)) return "";
   const buying = order.receive.currency === "BTCSAT";
   const amounts = { pay: order.pay.amount, fee: order.fee.amount, receive: order.receive.amount };
   const rate =

@@ -99,6 +99,19 @@ describe("statement rows", () => {
     expect(cell(row, "kind")).toBe("Bitcoin purchase");
   });
 
+  it("a payout paid in naira shows naira paid, shillings delivered and no rate per bitcoin (none was exchanged)", () => {
+    const naira = order({
+      corridor: "KE",
+      pay: { amount: 1_740_982, currency: "NGNKOBO" },
+      receive: { amount: 150_000, currency: "KESCENT" },
+      fee: { amount: 10_212, currency: "NGNKOBO" },
+    });
+    const row = statementRow(naira, { t: en, clock: "NG" });
+    expect([cell(row, "paid"), cell(row, "paid_currency")]).toEqual(["17409.82", "NGN"]);
+    expect([cell(row, "received"), cell(row, "received_currency")]).toEqual(["1500.00", "KES"]);
+    expect(cell(row, "rate")).toBe("");
+  });
+
   it("names each kind and stage in the reader's language", () => {
     const kinds = [
       order(),
