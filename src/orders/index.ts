@@ -2,6 +2,7 @@ export * from "./callback-data.ts";
 export * from "./facts.ts";
 export * from "./mapping.ts";
 export * from "./naira.ts";
+export * from "./pay-in.ts";
 export * from "./quote-lines.ts";
 export * from "./quote-math.ts";
 export * from "./receipt.ts";

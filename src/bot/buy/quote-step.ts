@@ -4,6 +4,7 @@ import type { BotDeps } from "#src/bot/context.js";
 import { shortAddress } from "#src/bot/rules/bitcoin-address.js";
 import { priceServiceFor } from "#src/bot/rules/price.js";
 import { reserveQuote } from "#src/bot/rules/quote-budget.js";
+import { payInOf } from "#src/orders/pay-in.js";
 import { quoteAmounts } from "#src/orders/quote-math.js";
 import { InFlightError, type OrderRecord, QuoteBudgetExceeded, type RunContext } from "#src/store/index.js";
 import type { BuyAmount } from "./screens.ts";
@@ -132,7 +133,8 @@ function orderFromQuote(
   input: QuoteInput,
   ratePerBtc: number | undefined,
 ): Parameters<BotDeps["store"]["orders"]["create"]>[0] {
-  if (!quote.orderId || !quote.bankName || !quote.ngnBankAccountNumber || !quote.ngnAccountName) {
+  const payIn = payInOf(quote);
+  if (!quote.orderId || !payIn) {
     // Without the virtual account the user has nowhere to pay: never show such a quote.
     throw new IncompleteQuoteError(`quote ${quote.id} lacks its order id or pay-in account`);
   }
@@ -156,12 +158,7 @@ function orderFromQuote(
     speed: input.speed,
     ...(networkFee !== undefined && networkFee >= 0 ? { networkFeeSats: networkFee } : {}),
     ...(ratePerBtc !== undefined ? { ratePerBtc } : {}),
-    payIn: {
-      bankName: quote.bankName,
-      accountNumber: quote.ngnBankAccountNumber,
-      accountName: quote.ngnAccountName,
-      ...(quote.ngnBankCode ? { bankCode: quote.ngnBankCode } : {}),
-    },
+    payIn,
     expiresAt: quote.expiry,
   };
 }

@@ -235,27 +235,46 @@ async function quoteThenRecord(
   }
   const figures = quoteFigures(quote, target);
   const order = await deps.store.orders.create({
+    ...payoutOrderOf(quote, input),
+    pay: { amount: figures.paySats, currency: "BTCSAT" },
+    receive: { amount: figures.receive, currency: target },
+    fee: { amount: figures.feeSats, currency: "BTCSAT" },
+  });
+  if (input.recipientId) await deps.store.recipients.touch(input.userId, input.recipientId);
+  deps.logger.info({ orderId: order.orderId, corridor: input.country, takeover }, "payout quoted");
+  return quotedOrder(quote, order, target, roundedFrom);
+}
+
+/** What identifies a payout order and its recipient, however it is paid (its amounts are the caller's). */
+export function payoutOrderOf(
+  quote: Quote,
+  input: {
+    country: Country;
+    chatId: number;
+    userId: number;
+    amount: { minor: number; currency: CurrencyCode };
+    label: string;
+    beneficiary: PayoutBeneficiary;
+    recipientId?: string | undefined;
+    requestId?: string | undefined;
+  },
+) {
+  return {
     orderId: quote.orderId ?? quote.id,
     quoteId: quote.id,
     hash: quote.hash || quote.id,
-    kind: "payout",
+    kind: "payout" as const,
     corridor: input.country,
     chatId: input.chatId,
     userId: input.userId,
-    pay: { amount: figures.paySats, currency: "BTCSAT" },
-    receive: { amount: figures.receive, currency: target },
     asked: { amount: input.amount.minor, currency: input.amount.currency },
-    fee: { amount: figures.feeSats, currency: "BTCSAT" },
     recipientLabel: input.label,
     beneficiary: { ...input.beneficiary } as Record<string, unknown>,
     verificationCode: verificationCode(quote.id),
     expiresAt: quote.expiry,
     ...(input.recipientId ? { recipientId: input.recipientId } : {}),
     ...(input.requestId ? { requestId: input.requestId } : {}),
-  });
-  if (input.recipientId) await deps.store.recipients.touch(input.userId, input.recipientId);
-  deps.logger.info({ orderId: order.orderId, corridor: input.country, takeover }, "payout quoted");
-  return quotedOrder(quote, order, target, roundedFrom);
+  };
 }
 
 /** The user's quote budget is spent: no quote was asked for; the next is possible at `retryAtMs` (API clock). */

@@ -4,10 +4,11 @@ import { customerReferenceFor } from "#src/bot/rules/customer-reference.js";
 import { reserveQuote } from "#src/bot/rules/quote-budget.js";
 import { CORRIDORS, COUNTRIES, type CorridorCurrencyCode } from "#src/corridors/index.js";
 import { type Country, currencyOfCountry } from "#src/money/index.js";
+import { payInOf } from "#src/orders/pay-in.js";
 import { quoteAmounts } from "#src/orders/quote-math.js";
 import { type OrderRecord, QuoteBudgetExceeded, type RunContext } from "#src/store/index.js";
 import { createPayableQuote } from "../payable-quote.ts";
-import { verificationCode } from "../quote-orders.ts";
+import { payoutOrderOf } from "../quote-orders.ts";
 import type { PayoutBeneficiary } from "../recipient.ts";
 
 /**
@@ -108,7 +109,8 @@ function orderFromQuote(
   quote: Quote,
   input: NairaQuoteInput,
 ): Parameters<BotDeps["store"]["orders"]["create"]>[0] {
-  if (!quote.bankName || !quote.ngnBankAccountNumber || !quote.ngnAccountName) {
+  const payIn = payInOf(quote);
+  if (!payIn) {
     // Without the virtual account the payer has nowhere to transfer to: never show such a quote.
     throw new PayoutApiError({
       kind: "invalid_response",
@@ -119,28 +121,10 @@ function orderFromQuote(
   // The same arithmetic as every card (src/orders/quote-math.ts): the exact kobo to transfer and the fee in it.
   const { pay, fee, receive } = quoteAmounts(quote);
   return {
-    orderId: quote.orderId ?? quote.id,
-    quoteId: quote.id,
-    hash: quote.hash || quote.id,
-    kind: "payout",
-    corridor: input.country,
-    chatId: input.chatId,
-    userId: input.userId,
+    ...payoutOrderOf(quote, input),
     pay: { amount: pay, currency: "NGNKOBO" },
     receive: { amount: receive, currency: currencyOfCountry(input.country) },
-    asked: { amount: input.amount.minor, currency: input.amount.currency },
     fee: { amount: fee, currency: "NGNKOBO" },
-    recipientLabel: input.label,
-    beneficiary: { ...input.beneficiary } as Record<string, unknown>,
-    verificationCode: verificationCode(quote.id),
-    payIn: {
-      bankName: quote.bankName,
-      accountNumber: quote.ngnBankAccountNumber,
-      accountName: quote.ngnAccountName,
-      ...(quote.ngnBankCode ? { bankCode: quote.ngnBankCode } : {}),
-    },
-    expiresAt: quote.expiry,
-    ...(input.recipientId ? { recipientId: input.recipientId } : {}),
-    ...(input.requestId ? { requestId: input.requestId } : {}),
+    payIn,
   };
 }
