@@ -1,12 +1,14 @@
+import type { BotDeps } from "#src/bot/context.js";
 import type { FlowIo } from "#src/bot/flow/flow-io.js";
 import { maintenanceNotice, quotesPaused } from "#src/bot/rules/pauses.js";
 import { supersede } from "#src/bot/rules/supersede.js";
 import type { Country, CurrencyCode } from "#src/money/index.js";
 import { type Allowance, allowanceFor, overLimitNotice } from "./allowance.ts";
+import { type RequestRefusal, refusalText } from "./requests/refusals.ts";
 
 /**
  * What every payout quote passes before it is made and again at Confirm, whichever way it is paid (Lightning or a
- * naira transfer): ops' pause of the corridor and the user's daily allowance there.
+ * naira transfer): ops' pause of the corridor, the user's daily allowance there, and the money request it pays.
  */
 
 /** Back to the amount screen with a notice above it. */
@@ -49,6 +51,33 @@ export async function recheckAllowance(
   if (!fresh || receive <= fresh.remaining) return undefined;
   await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
   return { back: "amount", notice: overLimitNotice(io, country, fresh) };
+}
+
+/**
+ * A money request is paid once: at Confirm it is held for this order (until the quote's deadline) before the payer
+ * is told where to pay; the refusal when another payer holds it, or it expired or was cancelled.
+ */
+export async function holdRequest(
+  deps: Pick<BotDeps, "store">,
+  requestId: string | undefined,
+  orderId: string,
+  deadlineMs: number,
+  nowMs: number,
+): Promise<RequestRefusal | undefined> {
+  if (!requestId) return undefined;
+  const claim = await deps.store.requests.claim(requestId, orderId, deadlineMs, nowMs);
+  return claim === "ok" ? undefined : claim;
+}
+
+/** The request refused this order at Confirm: the quote is dropped and the payer told why; the flow ends. */
+export async function dropRefusedByRequest(
+  io: FlowIo,
+  orderId: string,
+  refusal: RequestRefusal,
+): Promise<"cancelled"> {
+  await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
+  await io.show(() => refusalText(io.t, refusal));
+  return "cancelled";
 }
 
 /** The user's daily allowance in `country`, as a step of the flow (undefined: no limit, or it could not be read). */

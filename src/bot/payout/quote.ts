@@ -14,7 +14,7 @@ import { sendInvoice } from "./invoice.ts";
 import { actionsKeyboard, expiredQuoteKeyboard, quoteKeyboard } from "./keyboards.ts";
 import { type AmountChoice, askButton, type Draft, methodWords } from "./prompts.ts";
 import { renderQuoteCard } from "./quote-card.ts";
-import { gateQuote, recheckAllowance } from "./quote-gate.ts";
+import { dropRefusedByRequest, gateQuote, holdRequest, recheckAllowance } from "./quote-gate.ts";
 import {
   type ConfirmResult,
   confirmOrder,
@@ -23,7 +23,7 @@ import {
   quoteDeadlineMs,
   recordedQuote,
 } from "./quote-orders.ts";
-import { type RequestRefusal, refusalText } from "./requests/refusals.ts";
+import type { RequestRefusal } from "./requests/refusals.ts";
 
 /**
  * Step 4–5: the quote card (Confirm / Refresh / Cancel) and, on Confirm, the invoice and the status card.
@@ -222,10 +222,7 @@ async function onConfirm(io: FlowIo, draft: Draft, current: Shown): Promise<Quot
     return undefined;
   }
   if (!confirmed.value.ok && confirmed.value.reason === "request") {
-    const { refusal } = confirmed.value;
-    await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
-    await io.show(() => refusalText(t, refusal));
-    return "cancelled";
+    return dropRefusedByRequest(io, orderId, confirmed.value.refusal);
   }
   if (!confirmed.value.ok) {
     // Past its deadline on the API's clock, or the reconciler already expired it: never hand out a stale invoice.
@@ -253,10 +250,8 @@ async function confirmWithInvoice(
 ): Promise<Confirmed> {
   const orderId = current.quoted.orderId;
   // A money request is paid once: held for this order (until its deadline) before an invoice is handed out.
-  if (draft.requestId) {
-    const claim = await deps.store.requests.claim(draft.requestId, orderId, current.deadlineMs, now);
-    if (claim !== "ok") return { ok: false, reason: "request", refusal: claim };
-  }
+  const refusal = await holdRequest(deps, draft.requestId, orderId, current.deadlineMs, now);
+  if (refusal) return { ok: false, reason: "request", refusal };
   // The invoice first: an order confirmed here always gets its invoice.
   const { invoice } = await recordedQuote(deps, current.key);
   const result = await confirmOrder(deps, orderId, new Date(now).toISOString());

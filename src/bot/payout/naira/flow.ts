@@ -11,9 +11,9 @@ import { type Allowance, overLimitNotice } from "../allowance.ts";
 import { payoutAction, payoutConfirmData } from "../callback-data.ts";
 import { actionsKeyboard, expiredQuoteKeyboard } from "../keyboards.ts";
 import { askButton, type Draft, methodWords } from "../prompts.ts";
-import { gateQuote, recheckAllowance } from "../quote-gate.ts";
+import { dropRefusedByRequest, gateQuote, holdRequest, recheckAllowance } from "../quote-gate.ts";
 import { type ConfirmResult, confirmOrder, quoteDeadlineMs } from "../quote-orders.ts";
-import { type RequestRefusal, refusalText } from "../requests/refusals.ts";
+import type { RequestRefusal } from "../requests/refusals.ts";
 import { askNairaAmount } from "./amount.ts";
 import { nairaCardKeyboard, renderNairaCard } from "./card.ts";
 import { type NairaQuoteInput, nairaMinimum, nairaQuote } from "./quote.ts";
@@ -227,10 +227,7 @@ async function onConfirm(
     return undefined;
   }
   if (!confirmed.value.ok && confirmed.value.reason === "request") {
-    const { refusal } = confirmed.value;
-    await io.call("supersede", (deps) => supersede(deps, orderId, "cancelled"));
-    await io.show(() => refusalText(t, refusal));
-    return "cancelled";
+    return dropRefusedByRequest(io, orderId, confirmed.value.refusal);
   }
   if (!confirmed.value.ok) {
     // Past its deadline (or already expired by the reconciler): its account must never be offered again.
@@ -254,10 +251,8 @@ async function onConfirm(
 /** The confirm itself (inside `io.call`): a money request held for this order first, then the order confirmed. */
 async function confirmNaira(deps: BotDeps, draft: Draft, shown: Shown, now: number): Promise<Confirmed> {
   const { orderId } = shown.order;
-  if (draft.requestId) {
-    const claim = await deps.store.requests.claim(draft.requestId, orderId, shown.deadlineMs, now);
-    if (claim !== "ok") return { ok: false, reason: "request", refusal: claim };
-  }
+  const refusal = await holdRequest(deps, draft.requestId, orderId, shown.deadlineMs, now);
+  if (refusal) return { ok: false, reason: "request", refusal };
   return confirmOrder(deps, orderId, new Date(now).toISOString());
 }
 
